@@ -1,0 +1,119 @@
+"""The reproduction runner and the `ri` command end to end, on a throw-away repository with two tiny experiments.
+
+`fails` raises in its second cell and runs first; `tiny` follows the experiment contract (tagged parameters cell,
+profiles, `Report`) and must still run and be reported. Three kernel starts in all (a few seconds each).
+"""
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+from reasoning_integrity import cli
+from reasoning_integrity.runner import list_experiments, reproduce
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def _nb(path: Path, *cells):
+    "Write a notebook from (source, tags) pairs."
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src, metadata={"tags": tags} if tags else {}) for src, tags in cells]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+TINY_PARAMS = '''profile = "quick"  # quick or full
+k = None  # rows of the table
+offset = 0  # added to every value
+llm = None  # LLM spec (unused here)
+report_dir = "reports/tiny"'''
+
+TINY_BODY = '''import pandas as pd
+from reasoning_integrity.report import Report, resolve_params
+PROFILES = {"quick": {"k": 2}, "full": {"k": 50}}
+P = resolve_params(profile, PROFILES, globals())
+rep = Report(report_dir)
+rep.model("llm", "none:test")
+rep.table(pd.DataFrame({"step": range(P["k"]), "value": [10 * i + offset for i in range(P["k"])]}), "values")
+rep.finish()'''
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("repo")
+    (root / "settings.ini").write_text("[DEFAULT]\n")
+    _nb(root / "nbs/experiments/tiny.ipynb", (TINY_PARAMS, ["parameters"]), (TINY_BODY, []))
+    _nb(root / "nbs/experiments/fails.ipynb", ('profile = "quick"\nreport_dir = "reports/fails"', ["parameters"]),
+        ('x = 1', []), ('raise RuntimeError("broken on purpose")', []))
+    return root
+
+
+@pytest.fixture(scope="module")
+def run(repo):
+    "One `reproduce` of both experiments, the failing one first."
+    res = reproduce(["fails", "tiny"], params={"offset": 7}, reports_dir=repo / "out", root=repo, progress=False)
+    return res, repo / "out"
+
+
+def test_list(repo):
+    df = list_experiments(repo)
+    assert sorted(df.name.unique()) == ["fails", "tiny"]
+    tiny = df[df.name == "tiny"].set_index("parameter")
+    assert tiny.loc["k", "help"] == "rows of the table"
+    assert tiny.loc["offset", "default"] == 0
+    assert (tiny.loc["k", "quick"], tiny.loc["k", "full"]) == (2, 50)
+
+
+def test_failure_reported_and_next_runs(run):
+    res, out = run
+    assert list(res.name) == ["fails", "tiny"]
+    assert list(res.status) == ["failed", "ok"]
+    assert res.error[0] == "RuntimeError: broken on purpose"
+    rec = json.loads((out / "fails/run.json").read_text())
+    assert rec["status"] == "failed"
+    assert rec["error"]["ename"] == "RuntimeError" and rec["error"]["evalue"] == "broken on purpose"
+    assert rec["ignored_parameters"] == ["offset"]  # `fails` does not declare it
+    assert (out / "fails/fails.ipynb").exists()  # the executed notebook is kept, with the error in it
+
+
+def test_tables_and_run_json(run):
+    res, out = run
+    d = out / "tiny"
+    assert (d / "tables/values.csv").exists() and (d / "tables/values.md").exists()
+    df = pd.read_csv(d / "tables/values.csv")
+    assert df.value.tolist() == [7, 17]  # k=2 from the quick profile, offset=7 injected
+    rec = json.loads((d / "run.json").read_text())
+    for key in ("name", "notebook", "status", "error", "parameters", "versions", "git", "data", "models",
+                "wall_s", "started_at", "finished_at", "tables", "figures"):
+        assert key in rec, key
+    assert rec["status"] == "ok" and rec["error"] is None
+    assert rec["parameters"]["profile"] == "quick" and rec["parameters"]["offset"] == 7
+    assert rec["parameters"]["k"] is None  # the notebook's own default; the profile fills it inside
+    assert rec["injected"]["report_dir"] == "out/tiny"  # relative to the repository root
+    assert rec["versions"]["pandas"] == pd.__version__
+    assert set(rec["git"]) == {"commit", "dirty"}
+    assert rec["models"] == {"llm": {"spec": "none:test"}}
+    assert rec["tables"] == ["tables/values.csv"]
+    assert rec["wall_s"] > 0
+
+
+def test_index_links(run):
+    res, out = run
+    page = (out / "index.html").read_text()
+    hrefs = set(re.findall(r'href="([^"#]+)"', page))
+    assert {"tiny/tiny.ipynb", "tiny/run.json", "tiny/tables/values.csv", "tiny/tables/values.md",
+            "fails/fails.ipynb"} <= hrefs
+    assert all((out / h).exists() for h in hrefs)  # every link resolves
+    assert "<td>17</td>" in page  # the table's rows are shown
+    assert "broken on purpose" in page
+
+
+def test_cli_exit_code(repo, tmp_path, capsys):
+    rc = cli.main(["reproduce", "fails", "--root", str(repo), "--reports-dir", str(tmp_path), "--no-progress"])
+    assert rc == 1
+    assert "RuntimeError: broken on purpose" in capsys.readouterr().out
+    assert cli.main(["reproduce", "no_such", "--root", str(repo)]) == 2
+    assert cli.main(["reproduce", "-p", "bad", "--root", str(repo)]) == 2
