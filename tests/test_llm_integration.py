@@ -1,0 +1,84 @@
+"""Integration tests with real parts: llama.cpp's OpenAI-compatible HTTP server and the embedded model.
+
+- `python -m llama_cpp.server` serves Gemma 3 270M on 127.0.0.1 (a free port); a batch through the
+  openai-compatible backend is cached, and a second run is served from the cache with identical results.
+- The embedded model's schema-constrained path yields parseable belief states for every one of 20 prompts.
+"""
+import json, subprocess, sys
+
+import pytest
+
+from reasoning_integrity.core import BELIEF_STATE_SCHEMA, parse_trajectory
+from reasoning_integrity.models.llamacpp import bounded_schema, gemma3_270m_gguf
+from reasoning_integrity.models.llm import Request, get_llm
+from reasoning_integrity.models.openai_backend import free_port, wait_http
+
+SECRET = "sk-integration-test-secret-0123456789"
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory):
+    port, log = free_port(), tmp_path_factory.mktemp("server") / "server.log"
+    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gemma3_270m_gguf()),
+                             "--host", "127.0.0.1", "--port", str(port), "--chat_format", "gemma", "--n_ctx", "512",
+                             "--api_key", SECRET], stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    try:
+        try: wait_http(f"http://127.0.0.1:{port}/v1/models", timeout=120, proc=proc, headers={"Authorization": f"Bearer {SECRET}"})
+        except (RuntimeError, TimeoutError) as e: pytest.fail(f"llama_cpp.server did not start: {e}\n{log.read_text()[-3000:]}")
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        try: proc.wait(15)
+        except subprocess.TimeoutExpired: proc.kill(); proc.wait()
+
+
+@pytest.mark.timeout(300)
+def test_server_batch_then_cache(llama_server, tmp_path):
+    fewshot = "Q: What is 2 + 3?\nA: 5\nQ: What is 4 + 4?\nA: 8\nQ: What is {} + {}?\nA:"
+    reqs = [Request(prompt=fewshot.format(a, b), max_tokens=4, stop=["\n"]) for a, b in [(1, 6), (3, 3)]]
+    reqs += [Request(messages=[{"role": "user", "content": "Name a colour."}], max_tokens=6),
+             Request(prompt="Once upon a time", max_tokens=6, temperature=0.8, seed=1)]
+    spec, cache = f"openai-compatible:{llama_server}#gemma3-270m", tmp_path / "cache.sqlite"
+    llm = get_llm(spec, cache=cache, concurrency=2, api_key=SECRET)
+    first = llm.generate(reqs, progress=False)
+    assert llm.last_summary.ok == 4 and llm.last_summary.cached == 0, [r.error for r in first]
+    assert all(r.usage.get("completion_tokens", 0) >= 1 for r in first)
+    again_llm = get_llm(spec, cache=cache, api_key="a-different-key")   # the key is not part of the cache key
+    again = again_llm.generate(reqs, progress=False)
+    assert again_llm.last_summary.cached == 4
+    assert [(r.text, r.cache_key, r.finish_reason) for r in again] == [(r.text, r.cache_key, r.finish_reason) for r in first]
+    # the key reached the server (it requires it) but is nowhere in the cache file, the identity or the repr
+    assert SECRET.encode() not in cache.read_bytes()
+    assert SECRET not in repr(llm) + repr(llm.backend) + json.dumps(llm.identity)
+
+
+@pytest.mark.timeout(600)
+def test_embedded_schema_constrained_20_prompts(tmp_path):
+    questions = [f"Is {n} a prime number?" for n in (7, 9, 15, 17, 21, 29, 33, 37, 49, 51)]
+    questions += [f"Which is larger, {a} or {b}?" for a, b in [("2/3", "3/5"), ("0.3", "1/4"), ("7%", "0.07"),
+                  ("2^5", "5^2"), ("-3", "-7"), ("1/8", "0.2"), ("sqrt 50", "7"), ("3!", "2^3"), ("0.99", "1"), ("pi", "22/7")]]
+    # arrays of at most 2, strings of at most 12 characters, confidences on a 0.05 grid: the JSON closes in ~40 tokens
+    schema = bounded_schema(BELIEF_STATE_SCHEMA, max_items=2, max_length=12, number_step=0.05)
+    shot = ('Question: Is 4 even?\nBelief state: {"hypotheses": ["even", "odd"], "confidence": [0.9, 0.1], '
+            '"constraints": ["4 = 2*2"]}\n')
+    llm = get_llm(cache=tmp_path / "cache.sqlite")
+    reqs = [Request(prompt=f"{shot}Question: {q}\nBelief state: ", json_schema=schema, max_tokens=96) for q in questions]
+    out = llm.generate(reqs, progress=False)
+    assert llm.last_summary.ok == 20, llm.last_summary
+    for r in out:
+        obj = json.loads(r.text)                     # valid JSON: the grammar closed it within max_tokens
+        assert set(obj) == {"hypotheses", "confidence", "constraints"}
+        traj, problems = parse_trajectory(r.text)
+        assert len(traj.states) == 1, (r.text, problems)
+        assert traj.states[0].hypotheses and abs(sum(traj.states[0].confidence) - 1) < 1e-6
+
+
+@pytest.mark.timeout(300)
+def test_embedded_logprobs_and_smollm2(tmp_path):
+    gemma = get_llm(cache=False)
+    r = gemma("The capital of France is", max_tokens=2, top_logprobs=3)
+    assert r.ok and len(r.top_logprobs) == r.usage["completion_tokens"] >= 1
+    assert all(len(d) == 3 and max(d.values()) <= 0 for d in r.top_logprobs)
+    smol = get_llm("llamacpp:smollm2-135m", cache=False)
+    r = smol([{"role": "user", "content": "Name one primary colour."}], max_tokens=8)
+    assert r.ok and r.text.strip() and r.backend == "llamacpp:smollm2-135m"
