@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['CONFIDENCE_TOL', 'BELIEF_STATE_SCHEMA', 'TRAJECTORY_SCHEMA', 'MAX_CHARS', 'normalize_text', 'ParseProblem',
-           'problems_frame', 'BeliefState', 'Trajectory', 'example_trajectory_json', 'state_from_obj',
-           'parse_trajectory']
+__all__ = ['CONFIDENCE_TOL', 'BELIEF_STATE_SCHEMA', 'TRAJECTORY_SCHEMA', 'MAX_CHARS', 'MAX_VALUES', 'LITERAL_BUDGET',
+           'normalize_text', 'ParseProblem', 'problems_frame', 'BeliefState', 'Trajectory', 'example_trajectory_json',
+           'state_from_obj', 'parse_trajectory']
 
 # %% ../nbs/00_core.ipynb #bec029a6
 _WS = re.compile(r"\s+")
@@ -31,7 +31,9 @@ class ParseProblem:
     message:str        # human-readable explanation
     where:str|None=None  # location, e.g. 'state 2' or 'char 1043'
 
-    def to_dict(self)->dict: return asdict(self)
+    def to_dict(self)->dict:
+        "A plain dict (for JSON and DataFrames)."
+        return asdict(self)
 
 def problems_frame(problems:Iterable[ParseProblem], # problems, e.g. collected over a run
                   )->pd.DataFrame:
@@ -64,13 +66,14 @@ class BeliefState:
         if u is None:
             self._flag("confidence_missing"); u = [1.0] * n
         try: arr = np.asarray(u, dtype=float).reshape(-1)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             self._flag("confidence_invalid"); arr = np.ones(n)
         if arr.shape[0] != n:
             self._flag("confidence_length_mismatch"); arr = np.ones(n)
         bad = ~np.isfinite(arr) | (arr < 0)
         if bad.any(): self._flag("confidence_invalid"); arr = np.where(bad, 0.0, arr)
-        s = arr.sum()
+        with np.errstate(over="ignore"): s = arr.sum()
+        if not np.isfinite(s): arr = arr / arr.max(); s = arr.sum()  # finite entries whose sum overflows
         if n and s <= 0: self._flag("confidence_zero"); arr, s = np.ones(n), float(n)
         if n and abs(s - 1) > CONFIDENCE_TOL and not {"confidence_missing", "confidence_length_mismatch", "confidence_zero"} & set(self.flags):
             self._flag("confidence_normalised")
@@ -97,7 +100,8 @@ class BeliefState:
         "U_t as a mapping from normalised hypothesis to probability."
         return {normalize_text(h): p for h, p in zip(self.hypotheses, self.confidence)}
 
-    def entropy(self, base:float=2)->float:
+    def entropy(self, base:float=2, # logarithm base: 2 gives bits, e for nats
+               )->float:
         "Shannon entropy H(U_t), in bits by default (0 log 0 = 0)."
         p = np.asarray(self.confidence, dtype=float); p = p[p > 0]
         return float(-(p * np.log(p)).sum() / np.log(base)) if p.size else 0.0
@@ -108,10 +112,13 @@ class BeliefState:
         cs = "; ".join(self.constraints)
         return f"Hypotheses: {hs}. Constraints: {cs}."
 
-    def to_dict(self)->dict: return asdict(self)
+    def to_dict(self)->dict:
+        "All fields as a plain, JSON-serialisable dict."
+        return asdict(self)
 
     @classmethod
-    def from_dict(cls, d:dict)->"BeliefState":
+    def from_dict(cls, d:dict, # output of `to_dict` (unknown keys are ignored)
+                 )->"BeliefState":
         "Rebuild a state from `to_dict` output (flags are kept, repairs re-checked)."
         return cls(**{k: d[k] for k in ("hypotheses", "confidence", "constraints", "step", "note", "flags") if k in d})
 
@@ -134,18 +141,22 @@ class Trajectory:
         return len(self.states) - 1
 
     def to_dict(self)->dict:
+        "States (as dicts), answer, raw text and metadata as a plain dict."
         return dict(states=[s.to_dict() for s in self.states], answer=self.answer, raw=self.raw, meta=self.meta)
 
     @classmethod
-    def from_dict(cls, d:dict)->"Trajectory":
+    def from_dict(cls, d:dict, # output of `to_dict`
+                 )->"Trajectory":
+        "Rebuild a trajectory from `to_dict` output."
         return cls([BeliefState.from_dict(s) for s in d.get("states", [])], d.get("answer"), d.get("raw", ""), dict(d.get("meta", {})))
 
     def to_json(self, **kw)->str:
-        "Serialise to a JSON string."
+        "Serialise to a JSON string; keyword arguments `kw` go to `json.dumps` (e.g. `indent=2`)."
         return json.dumps(self.to_dict(), **kw)
 
     @classmethod
-    def from_json(cls, s:str)->"Trajectory":
+    def from_json(cls, s:str, # output of `to_json`
+                 )->"Trajectory":
         "Rebuild from `to_json` output."
         return cls.from_dict(json.loads(s))
 
@@ -187,7 +198,8 @@ def example_trajectory_json()->str:
 # %% ../nbs/00_core.ipynb #8a25829c
 _SIG = re.compile(r'[{}\[\]"]')
 _STR = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_FENCE = re.compile(r"```(?:json|JSON|javascript|python)?\s*\n?(.*?)```", re.S)
+# no `\s*` before the lazy body: with an unclosed fence followed by white space that would backtrack quadratically
+_FENCE = re.compile(r"```(?:json|JSON|javascript|python)?(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _CLOSE = {"}": "{", "]": "["}
 
@@ -214,14 +226,24 @@ def _json_spans(text:str)->tuple[list[tuple[int, int]], bool]:
         pos = i + 1
     return spans, bool(stack)
 
-def _loads(s:str)->tuple[Any, str|None]:
-    "JSON, then JSON without trailing commas, then a Python literal; returns (value, error)."
+def _loads(s:str, budget:list[int]|None=None)->tuple[Any, str|None]:
+    "JSON, then JSON without trailing commas, then a Python literal if `s` fits in `budget[0]` characters (spent); returns (value, error)."
     try: return json.loads(s), None
     except (ValueError, RecursionError) as e: err = f"{type(e).__name__}: {e}"
-    try: return json.loads(_TRAILING_COMMA.sub(r"\1", s)), None
-    except (ValueError, RecursionError): pass
-    try: return ast.literal_eval(s), None
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError): return None, err[:200]
+    if _TRAILING_COMMA.search(s):
+        try: return json.loads(_TRAILING_COMMA.sub(r"\1", s)), None
+        except (ValueError, RecursionError): pass
+    if budget is None or len(s) <= budget[0]:
+        if budget is not None: budget[0] -= len(s)
+        try: return ast.literal_eval(s), None
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, OverflowError): pass
+    else: err = err[:150] + " (Python-literal fallback not tried: character budget spent)"
+    return None, err[:200]
+
+def _dump(v:Any)->str:
+    "Text of a decoded value: JSON when it can be, else `str` (Python literals may hold sets or tuple keys)."
+    try: return json.dumps(v, default=str)
+    except (TypeError, ValueError, RecursionError): return str(v)
 
 # %% ../nbs/00_core.ipynb #2edffea5
 _ALIASES = {
@@ -230,6 +252,8 @@ _ALIASES = {
     "constraints": ("constraints", "constraint", "conclusions", "facts", "C"),
 }
 MAX_CHARS = 1_000_000  # model output beyond this is cut (and flagged) before parsing
+MAX_VALUES = 2_000  # candidate JSON values decoded per output; further ones are counted in one problem
+LITERAL_BUDGET = 200_000  # characters per output that the Python-literal fallback may read (it is ~50x slower than json)
 
 def _field(obj:dict, name:str):
     for k in _ALIASES[name]:
@@ -249,7 +273,7 @@ def _as_str_list(v, what:str, where:str, problems:list)->list[str]:
         for x in v:
             if isinstance(x, (dict, list)):
                 problems.append(ParseProblem("coerced_type", f"nested value in {what} serialised as text", where))
-                out.append(json.dumps(x))
+                out.append(_dump(x))
             elif x is None: problems.append(ParseProblem("coerced_type", f"null in {what} dropped", where))
             else: out.append(str(x))
         return out
@@ -276,7 +300,8 @@ def _as_confidence(v, hyps:list[str], where:str, problems:list):
                 problems.append(ParseProblem("wrong_type", f"confidence entry {x!r} is not a number", where)); return None
         if isinstance(x, bool) or not isinstance(x, (int, float)):
             problems.append(ParseProblem("wrong_type", f"confidence entry {x!r} is not a number", where)); return None
-        out.append(float(x))
+        try: out.append(float(x))
+        except OverflowError: out.append(math.inf)  # an integer too large for a float: flagged invalid by BeliefState
     return out
 
 _FLAG_PROBLEMS = {
@@ -304,7 +329,7 @@ def state_from_obj(obj:Any,   # a decoded JSON value that should describe one be
         return None, problems
     conf = _as_confidence(_field(obj, "confidence")[0], hyps, where, problems)
     note = obj.get("note") or obj.get("reasoning") or obj.get("thought") or ""
-    st = BeliefState(hyps, conf, cons, note=note if isinstance(note, str) else json.dumps(note))
+    st = BeliefState(hyps, conf, cons, note=note if isinstance(note, str) else _dump(note))
     problems += [ParseProblem(f, _FLAG_PROBLEMS[f], where) for f in st.flags]
     return st, problems
 
@@ -313,12 +338,13 @@ def _answer_of(obj:dict):
     for k in ("answer", "final_answer", "Final answer", "final"):
         if k in obj and obj[k] is not None:
             v = obj[k]
-            return v if isinstance(v, str) else json.dumps(v)
+            return v if isinstance(v, str) else _dump(v)
     return None
 
 def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
                      meta:dict|None=None,  # metadata stored on the trajectory (model, prompt id, stage, ...)
                      max_chars:int=MAX_CHARS,  # longer input is cut to this many characters (flagged)
+                     max_values:int=MAX_VALUES,  # at most this many candidate JSON values are decoded (rest flagged)
                     )->tuple[Trajectory, list[ParseProblem]]:
     "Extract a belief trajectory from model output. Never raises on bad text: defects come back as problems."
     problems: list[ParseProblem] = []
@@ -335,14 +361,18 @@ def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
         return Trajectory([], None, raw, meta), problems
     # fenced blocks first (their content is what the model meant as JSON), then the whole text
     blocks = [m.group(1) for m in _FENCE.finditer(text)] or [text]
-    values, truncated = [], False
+    values, truncated, tried, skipped, budget = [], False, 0, 0, [LITERAL_BUDGET]
     for b in blocks:
         spans, trunc = _json_spans(b)
         truncated |= trunc
         for a, z in spans:
-            v, err = _loads(b[a:z])
+            if tried >= max_values: skipped += 1; continue
+            tried += 1
+            v, err = _loads(b[a:z], budget)
             if err is None: values.append(v)
             else: problems.append(ParseProblem("invalid_json", err, f"char {a}"))
+    if skipped:
+        problems.append(ParseProblem("too_many_values", f"{skipped:,} further candidate JSON values not decoded (limit {max_values:,})"))
     if truncated:
         problems.append(ParseProblem("truncated_json", "the output ends inside an unclosed JSON value"))
     states, answer = [], None

@@ -84,7 +84,7 @@ def data_path(rel:str,            # path relative to the data root, e.g. 'bbh/bb
     if url and download:
         try:
             _download(url, dest); ACCESSED[rel] = dest.resolve(); return dest
-        except OSError as e: err = f"download from {url} failed ({type(e).__name__}: {e})"
+        except (OSError, ValueError) as e: err = f"download from {url} failed ({type(e).__name__}: {e})"
     raise DataNotFound(f"data file {rel!r} not found in {[str(r) for r in data_roots()]} and {err}. "
                        f"Set RI_DATA_DIR to a folder holding it (e.g. RI_DATA_DIR=../shared/data).")
 

@@ -54,7 +54,8 @@ class Report:
 
     def figure(self, fig, # a matplotlib Figure (or a seaborn grid with `.figure`)
                name:str,  # file stem: figures/<name>.png
-               dpi:int=120)->Path:
+               dpi:int=120, # resolution of the PNG
+              )->Path:
         "Save a figure as PNG."
         fig = getattr(fig, "figure", fig)
         p = self.dir / "figures" / f"{name}.png"
@@ -64,8 +65,9 @@ class Report:
 
     def model(self, role:str, # what the model does here, e.g. 'llm', 'nli', 'embedder'
               spec:str,       # how it was selected, e.g. 'llamacpp:gemma3-270m'
-              **info):        # anything else worth recording (held-out accuracy, file hash, ...); never secrets
-        "Record a model used by the experiment."
+              **info, # anything else worth recording (held-out accuracy, file hash, ...); never secrets
+             ):
+        "Record a model used by the experiment; keyword arguments `info` are stored with it (never secrets)."
         self.models[role] = dict(spec=spec, **info)
 
     def params(self, P:dict, # the run's parameters after `resolve_params`
@@ -74,7 +76,8 @@ class Report:
         self.resolved.update(P)
         return P
 
-    def note(self, text:str):
+    def note(self, text:str, # one sentence or paragraph
+            ):
         "Record a note (a difference from the paper, a caveat) in the manifest."
         self.notes.append(text)
 

@@ -222,6 +222,7 @@ class SameEnvKernelManager(AsyncKernelManager):
 
     @property
     def kernel_spec(self) -> KernelSpec:
+        "ipykernel's spec for `sys.executable`, with this checkout on `PYTHONPATH`."
         if self._kernel_spec is None:
             from ipykernel.kernelspec import RESOURCES, get_kernel_dict
             env = {}

@@ -3,6 +3,7 @@
 `fails` raises in its second cell and runs first; `tiny` follows the experiment contract (tagged parameters cell,
 profiles, `Report`) and must still run and be reported. Three kernel starts in all (a few seconds each).
 """
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -32,10 +33,13 @@ llm = None  # LLM spec (unused here)
 report_dir = "reports/tiny"'''
 
 TINY_BODY = '''import pandas as pd
+from reasoning_integrity.data import data_path
 from reasoning_integrity.report import Report, resolve_params
 PROFILES = {"quick": {"k": 2}, "full": {"k": 50}}
 P = resolve_params(profile, PROFILES, globals())
 rep = Report(report_dir)
+rep.params(P)
+assert data_path("tiny/facts.txt").read_text() == "abc"
 rep.model("llm", "none:test")
 rep.table(pd.DataFrame({"step": range(P["k"]), "value": [10 * i + offset for i in range(P["k"])]}), "values")
 rep.finish()'''
@@ -46,6 +50,8 @@ def repo(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("repo")
     (root / "settings.ini").write_text("[DEFAULT]\n")
     _nb(root / "nbs/experiments/tiny.ipynb", (TINY_PARAMS, ["parameters"]), (TINY_BODY, []))
+    (root / "data_dir/tiny").mkdir(parents=True)
+    (root / "data_dir/tiny/facts.txt").write_text("abc")
     _nb(root / "nbs/experiments/fails.ipynb", ('profile = "quick"\nreport_dir = "reports/fails"', ["parameters"]),
         ('x = 1', []), ('raise RuntimeError("broken on purpose")', []))
     return root
@@ -53,8 +59,10 @@ def repo(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def run(repo):
-    "One `reproduce` of both experiments, the failing one first."
-    res = reproduce(["fails", "tiny"], params={"offset": 7}, reports_dir=repo / "out", root=repo, progress=False)
+    "One `reproduce` of both experiments, the failing one first; the kernels see `RI_DATA_DIR=<repo>/data_dir`."
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RI_DATA_DIR", str(repo / "data_dir"))
+        res = reproduce(["fails", "tiny"], params={"offset": 7}, reports_dir=repo / "out", root=repo, progress=False)
     return res, repo / "out"
 
 
@@ -98,6 +106,11 @@ def test_tables_and_run_json(run):
     assert rec["models"] == {"llm": {"spec": "none:test"}}
     assert rec["tables"] == ["tables/values.csv"]
     assert rec["wall_s"] > 0
+    assert rec["resolved_params"] == {"k": 2}  # from `rep.params(P)`
+    # the data file the notebook read, with its sha256 (FIPS 180-2 test vector for "abc")
+    assert [(f["rel"], f["bytes"], f["sha256"]) for f in rec["data"]] == [
+        ("tiny/facts.txt", 3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")]
+    assert hashlib.sha256(b"abc").hexdigest() == rec["data"][0]["sha256"]
 
 
 def test_index_links(run):

@@ -26,7 +26,9 @@ class Redundancy(NamedTuple):
     repeats: int   # steps whose (hypothesis set, constraint set) equals an earlier state's
     branches: int  # steps at which the number of distinct hypotheses grows
     @property
-    def total(self)->int: return self.repeats + self.branches
+    def total(self)->int:
+        "B(T) = repeats + branches."
+        return self.repeats + self.branches
 
 def redundancy(T:Union[Trajectory, Sequence[BeliefState]], # a trajectory (or list of states)
               )->Redundancy:
