@@ -10,6 +10,9 @@ def test_sign_test_exact():
 def test_paired_t_known_value():
     t, p = paired_t([0, 0, 0, 0], [1, 2, 3, 4])   # d = 1..4: mean 2.5, sd 1.291, t = 3.873
     assert t == pytest.approx(2.5 / (np.std([1, 2, 3, 4], ddof=1) / 2))
+    # Student t with 3 df has a closed-form CDF: F(t) = 1/2 + (theta + sin(theta) cos(theta)) / pi, theta = atan(t/sqrt 3)
+    th = np.arctan(t / np.sqrt(3))
+    assert p == pytest.approx(2 * (0.5 - (th + np.sin(th) * np.cos(th)) / np.pi))   # = 0.0304
 
 def test_js_and_permutation():
     assert js_divergence([("a",), ("b",)], [("a",), ("a",)]) == pytest.approx(

@@ -38,34 +38,40 @@ TEST_LOGS = {
 
 ANNOTATIONS = f"{_SONNET}/PTPannotations.tsv"
 
+
+
 # %% ../../nbs/32_ptp_logs.ipynb #d8b0a29b
 @dataclass
 class LogExample:
     "One example block of a log: the input, the model output, and the logger's own verdict."
     index: int  # 1-based position in the split (the log's running `total`)
-    input: str
-    output: str
+    input: str  # the task input
+    output: str  # the model's output (trace)
     prediction: str|None  # the logger's extracted answer
-    target: str|None
-    is_correct: bool|None
+    target: str|None  # the gold answer
+    is_correct: bool|None  # the logger's verdict
     parse_failures: int|None  # the logger's running count
 
 @dataclass
 class PTPLog:
     "A parsed log: run arguments, prompt template, prompt program (PTP runs) or CoT prompt, examples, totals."
-    path: str
-    args: dict
-    template: str
+    path: str  # where the log came from
+    args: dict  # the run's argparse `Namespace` arguments
+    template: str  # the prompt template
     filled: str  # the template with the program (or CoT prompt) inserted
-    program: str|None
-    examples: list[LogExample]
-    totals: dict|None = None
-    problems: list = field(default_factory=list)
+    program: str|None  # the prompt program (PTP runs; None for CoT)
+    examples: list[LogExample]  # the example blocks, in order
+    totals: dict|None = None  # the `Final totals` line (None: absent, e.g. an incomplete run)
+    problems: list = field(default_factory=list)  # `ParseProblem`s met while reading the log
 
     @property
-    def task(self) -> str: return self.args.get("task", "")
+    def task(self) -> str:
+        "The task name from the run arguments."
+        return self.args.get("task", "")
     @property
-    def is_cot(self) -> bool: return bool(self.args.get("CoT", False))
+    def is_cot(self) -> bool:
+        "True for a CoT (not PTP) run."
+        return bool(self.args.get("CoT", False))
 
     def frame(self) -> pd.DataFrame:
         "Examples as a DataFrame."

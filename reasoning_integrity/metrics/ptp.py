@@ -57,23 +57,25 @@ def _resolve(node: ast.AST, ns: dict):
         return [_resolve(e, ns) for e in node.elts]
     raise _Unresolved(type(node).__name__)
 
+
+
 # %% ../../nbs/30_ptp_traces.ipynb #cde60f0f
 @dataclass
 class StepSignature:
     "A step's stub: parameter names and resolved annotations (None where absent or unresolvable)."
-    name: str
-    params: list[str]
-    param_types: dict[str, Any]
-    returns: Any = None
-    unresolved: list[str] = field(default_factory=list)
+    name: str  # the step's function name
+    params: list[str]  # parameter names, in order
+    param_types: dict[str, Any]  # parameter name -> resolved annotation (None: absent or unresolvable)
+    returns: Any = None  # resolved return annotation (None: absent or unresolvable)
+    unresolved: list[str] = field(default_factory=list)  # parameters ('return') whose annotation could not be resolved
 
 @dataclass
 class Program:
     "What a PTP prompt program declares: step signatures and the namedtuple/enum classes its values may use."
-    source: str
-    steps: dict[str, StepSignature]
-    records: dict[str, type]
-    problems: list = field(default_factory=list)
+    source: str  # the program text
+    steps: dict[str, StepSignature]  # step name -> signature, for every `def` read
+    records: dict[str, type]  # declared namedtuple / IntEnum classes, by name
+    problems: list = field(default_factory=list)  # `ParseProblem`s met while reading the program
     demo_names: set[str] = field(default_factory=set)  # step names called in the program's own demonstration traces
     elided: bool = False  # the text has a "N lines skipped" gap (the logs shorten long programs)
 
@@ -304,24 +306,26 @@ def read_args(text: str,  # the text between the parentheses of `Calling f(...).
 @dataclass
 class Step:
     "One step $f_i(x_i, y_i)$ of a trace: the raw argument and return texts, the nesting depth, line numbers."
-    fn: str
-    args: str
-    ret: str|None = None
-    depth: int = 0
-    line: int = 0
-    ret_line: int|None = None
+    fn: str  # step (function) name
+    args: str  # argument text between the parentheses of `Calling fn(...)...`
+    ret: str|None = None  # return text after `...fn returned` (None: never returned)
+    depth: int = 0  # nesting depth (0: called from the top level)
+    line: int = 0  # line number of the `Calling` line (0-based)
+    ret_line: int|None = None  # line number of the `returned` line
 
     @property
-    def paired(self) -> bool: return self.ret is not None
+    def paired(self) -> bool:
+        "True when the call has its `returned` line."
+        return self.ret is not None
 
 @dataclass
 class ParsedTrace:
     "A parsed trace: steps in call order, the final answer, and every problem found."
-    steps: list[Step]
-    answer: str|None
-    problems: list
-    truncated: bool = False
-    hallucinated: list[str] = field(default_factory=list)
+    steps: list[Step]  # steps in call order
+    answer: str|None  # text of the `Final answer:` line (None: absent)
+    problems: list  # every `ParseProblem` found
+    truncated: bool = False  # the text ends inside a call or with calls open and no final answer
+    hallucinated: list[str] = field(default_factory=list)  # step names not defined in the program
 
     @property
     def well_formed(self) -> bool:
@@ -333,7 +337,9 @@ class ParsedTrace:
         "The abstract trace (§3.4): step names in call order, arguments and outputs removed."
         return tuple(s.fn for s in self.steps)
     @property
-    def n_steps(self) -> int: return len(self.steps)
+    def n_steps(self) -> int:
+        "Number of steps (calls) in the trace."
+        return len(self.steps)
 
 # %% ../../nbs/30_ptp_traces.ipynb #c6d4c420
 _ELL = r"(?:\.\.\.|…)"

@@ -131,6 +131,7 @@ def intervene(llm,  # object with `generate`
               step: str,  # the step to intervene on
               kind: str="force",  # 'force' (forced modularity) or 'split' (split-and-complete)
               max_tokens: int=1024,  # generation limit for the completion
+              max_tokens_step: int=256,  # generation limit for the single-step prompt (kind 'force')
              ) -> pd.DataFrame:
     "Intervened traces: one row per trace holding the step (index, new output, answer, correct, n_steps, abstract, changed)."
     if kind not in ("force", "split"): raise ValueError("kind must be 'force' or 'split'")
@@ -139,7 +140,7 @@ def intervene(llm,  # object with `generate`
     cuts = [(i, c) for i, c in cuts if c is not None]
     new_y = {}
     if kind == "force":
-        res = _generate(llm, [step_prompt(program, step, c[1].args) for _, c in cuts], 256)
+        res = _generate(llm, [step_prompt(program, step, c[1].args) for _, c in cuts], max_tokens_step)
         for (i, c), r in zip(cuts, res):
             y, _ = step_output(r.text or "", step) if not r.error else (None, "error")
             new_y[i] = y if y is not None else c[1].ret

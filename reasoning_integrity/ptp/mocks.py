@@ -21,7 +21,9 @@ class Tracer:
         "Append one printed line."
         self.lines.append(" ".join(map(str, a)))
     @property
-    def text(self) -> str: return "\n".join(self.lines)
+    def text(self) -> str:
+        "The trace printed so far."
+        return "\n".join(self.lines)
 
 _ACTIVE: list[Tracer] = []
 
@@ -33,11 +35,13 @@ def tprint(*a,  # values printed on one line, separated by spaces (as `print`)
 @dataclass
 class Step:
     "A traced step: name, implementation, documentation, and whether the implementation is an oracle."
-    fn: Callable
-    doc: str
-    oracle: bool = False
+    fn: Callable  # the implementation (its name, signature and annotations make the stub)
+    doc: str  # the stub's docstring
+    oracle: bool = False  # True when `fn` computes the correct output for any input
     @property
-    def name(self) -> str: return self.fn.__name__
+    def name(self) -> str:
+        "The step's name (its function's)."
+        return self.fn.__name__
 
     def __call__(self, *args):  # the step's arguments
         "Call the implementation, printing `Calling ...` and `...returned` around it."
@@ -65,6 +69,8 @@ def dict_step(table: dict,  # argument (or tuple of arguments) -> output, for th
         return Step(impl, doc, oracle=False)
     return deco
 
+
+
 # %% ../../nbs/34_ptp_mocks.ipynb #11517e61
 def _stub(st: Step, micro: str = "") -> str:
     sig = str(inspect.signature(st.fn)).replace("typing.", "").replace("'", "")
@@ -74,11 +80,11 @@ def _stub(st: Step, micro: str = "") -> str:
 @dataclass
 class Mock:
     "A task mock: the top-level function (calling steps), its steps, demonstration inputs, and a docstring."
-    name: str
+    name: str  # the task (top-level function) name
     main: Callable[[str], str]  # input -> final answer; prints 'Final answer: ..' itself
-    steps: list[Step]
-    demos: list[str]
-    doc: str
+    steps: list[Step]  # the traced steps, in stub order
+    demos: list[str]  # demonstration inputs (their traces become the doctests)
+    doc: str  # the top-level function's docstring (before the doctests)
 
     def run(self, x: str,  # task input
            ) -> tuple[str, Any]:
@@ -215,7 +221,14 @@ def trace_prompt(program: str,  # prompt program
                 ) -> str:
     "Prompt to predict the full trace of `task(input_str)`."
     t = template or load_template("predict_output")
-    return t.replace("{partial_program}", program).replace("{task_name}", task).replace("{input_str}", repr(input_str))
+    t = _call_slot(t).sub(lambda m: f"{task}({input_str!r})", t)
+    return t.replace("{partial_program}", program)   # the program last: its text is never substituted into
+
+def _call_slot(template: str) -> re.Pattern:
+    "The template's `{task_name}({input_str})` slot (also the quoted form `(\"{input_str}\")`); ValueError if absent."
+    pat = re.compile(r"""\{task_name\}\((["']?)\{input_str\}\1\)""")
+    if not pat.search(template): raise ValueError("template has no `{task_name}({input_str})` slot")
+    return pat
 
 def step_prompt(program: str,  # prompt program
                 step: str,  # step name
@@ -224,7 +237,8 @@ def step_prompt(program: str,  # prompt program
                ) -> str:
     "Single-step prompt: the final `>>> task(input)` replaced by `>>> step(args)`."
     t = template or load_template("predict_output")
-    return t.replace("{partial_program}", program).replace("{task_name}({input_str})", f"{step}({args})")
+    t = _call_slot(t).sub(lambda m: f"{step}({args})", t)
+    return t.replace("{partial_program}", program)
 
 def completion_prompt(program: str,  # prompt program
                       prefix: str,  # the first part of a trace (ends with a complete line)
