@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #94f7208e
 from __future__ import annotations
-import ast, json, math, re
+import ast, itertools, json, math, re
 from dataclasses import dataclass, field, asdict
 from typing import Any, Iterable
 import numpy as np
@@ -203,9 +203,10 @@ _FENCE = re.compile(r"```(?:json|JSON|javascript|python)?(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _CLOSE = {"}": "{", "]": "["}
 
-def _json_spans(text:str)->tuple[list[tuple[int, int]], bool]:
-    "Top-level balanced {...}/[...] spans in one linear pass; second value is True if the text ends inside one."
-    spans, stack, start, pos = [], [], 0, 0
+def _json_spans(text:str, # the text to scan (one fenced block, or the whole output)
+               )->tuple[list[tuple[int, int]], bool, list[tuple[int, int]]]:
+    "One linear pass: top-level balanced {...}/[...] spans; whether the text ends inside one; the complete values directly inside the containers left open (what precedes the cut)."
+    spans, stack, kids, pos, cut = [], [], [], 0, False  # stack: offsets of the open brackets; kids: (depth, start, end)
     while True:
         m = _SIG.search(text, pos)
         if m is None: break
@@ -213,18 +214,19 @@ def _json_spans(text:str)->tuple[list[tuple[int, int]], bool]:
         if c == '"':
             if stack:
                 sm = _STR.match(text, i)
-                if sm is None: return spans, True   # unterminated string inside an object: truncated
+                if sm is None: cut = True; break   # unterminated string inside an object: truncated
                 pos = sm.end(); continue
-        elif c in "{[":
-            if not stack: start = i
-            stack.append(c)
+        elif c in "{[": stack.append(i)
         else:
-            if stack and stack[-1] == _CLOSE[c]:
-                stack.pop()
-                if not stack: spans.append((start, i + 1))
-            elif stack: stack = []           # mismatched bracket: abandon this candidate
+            if stack and text[stack[-1]] == _CLOSE[c]:
+                a = stack.pop(); d = len(stack)
+                while kids and kids[-1][0] > d: kids.pop()   # the closed value's own children: not needed any more
+                if d: kids.append((d, a, i + 1))
+                else: spans.append((a, i + 1))
+            elif stack: stack, kids = [], []    # mismatched bracket: abandon this candidate
         pos = i + 1
-    return spans, bool(stack)
+    cut = cut or bool(stack)
+    return spans, cut, [(a, z) for _, a, z in kids] if cut else []
 
 def _loads(s:str, budget:list[int]|None=None)->tuple[Any, str|None]:
     "JSON, then JSON without trailing commas, then a Python literal if `s` fits in `budget[0]` characters (spent); returns (value, error)."
@@ -363,13 +365,14 @@ def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
     blocks = [m.group(1) for m in _FENCE.finditer(text)] or [text]
     values, truncated, tried, skipped, budget = [], False, 0, 0, [LITERAL_BUDGET]
     for b in blocks:
-        spans, trunc = _json_spans(b)
+        spans, trunc, rest = _json_spans(b)
         truncated |= trunc
-        for a, z in spans:
+        # complete values first, then those inside a value cut off at the end (`salvaged`; they come later in the text)
+        for (a, z), salvaged in itertools.chain(zip(spans, itertools.repeat(False)), zip(rest, itertools.repeat(True))):
             if tried >= max_values: skipped += 1; continue
             tried += 1
             v, err = _loads(b[a:z], budget)
-            if err is None: values.append(v)
+            if err is None: values.append((v, salvaged))
             else: problems.append(ParseProblem("invalid_json", err, f"char {a}"))
     if skipped:
         problems.append(ParseProblem("too_many_values", f"{skipped:,} further candidate JSON values not decoded (limit {max_values:,})"))
@@ -380,7 +383,9 @@ def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
         st, pr = state_from_obj(o, where)
         problems.extend(pr)
         if st is not None: states.append(st)
-    for v in values:
+    n_salvaged = 0
+    for v, salvaged in values:
+        n0 = len(states)
         if isinstance(v, dict) and isinstance(v.get("steps", v.get("states")), list):
             for o in v.get("steps", v.get("states")): add_state(o, f"state {len(states)}")
             answer = _answer_of(v) or answer
@@ -391,8 +396,11 @@ def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
             answer = _answer_of(v)
         elif isinstance(v, list) and v and all(isinstance(o, dict) for o in v):
             for o in v: add_state(o, f"state {len(states)}")
-        else:
+        elif not salvaged:  # inside a cut value, fragments of the unfinished state (its lists) are expected: not reported
             problems.append(ParseProblem("unrecognised_json", f"JSON value of type {type(v).__name__} is not a state, a list of states or a trajectory"))
+        if salvaged: n_salvaged += len(states) - n0
+    if n_salvaged:
+        problems.append(ParseProblem("salvaged_states", f"kept the {n_salvaged} complete states that precede the cut of a truncated JSON value"))
     if answer is None:
         m = re.search(r"(?:final answer|answer)\s*(?:is|:)\s*([^\n]+)", text[-2000:], re.I)
         if m: answer = m.group(1).strip().strip('."')

@@ -98,6 +98,30 @@ def test_truncated_json():
     assert "truncated_json" in kinds and len(T) == 0
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(state_st, min_size=1, max_size=6), st.booleans(), st.data())
+def test_truncated_output_keeps_complete_states(states, wrapped, data):
+    """Cut anywhere, an output keeps exactly the states whose JSON is complete before the cut, and says so."""
+    objs = [{"hypotheses": h, "confidence": u, "constraints": c} for h, u, c in states]
+    full = json.dumps({"steps": objs, "answer": "a"} if wrapped else objs)
+    cut = data.draw(st.integers(1, len(full) - 1))
+    text = full[:cut]
+    T, problems = parse_trajectory(text)
+    kinds = [p.kind for p in problems]
+    ends, pos = [], full.index("[") + 1  # end offset of each state object in `full`
+    for o in objs:
+        pos = full.index(json.dumps(o), pos) + len(json.dumps(o)); ends.append(pos)
+    n_complete = sum(e <= cut for e in ends)
+    assert len(T) == n_complete, (text, len(T), n_complete)
+    assert [s.hypotheses for s in T] == [[x.strip() for x in h] for h, _, _ in states[:n_complete]]
+    assert "truncated_json" in kinds
+    assert kinds.count("salvaged_states") == (1 if n_complete else 0)
+    if n_complete:
+        assert f"kept the {n_complete} complete states" in next(p.message for p in problems if p.kind == "salvaged_states")
+    else:
+        assert "no_states" in kinds
+
+
 def test_wrong_types():
     cases = {
         '{"hypotheses": "a", "confidence": [1], "answer": "a"}': "coerced_type",
@@ -157,6 +181,11 @@ ADVERSARIAL = {  # 5 MB each; the first MAX_CHARS (1 MB) are parsed
     "fences": '```json\n{"a":1}\n```' * 250_000,
     "unclosed_fence_then_space": "```" + " " * 5_000_000,  # a backtracking fence regex is quadratic here
     "unclosed_fence_then_newlines": "```json" + "\n" * 5_000_000,
+    # output cut inside containers: the salvage of complete values before the cut must stay one pass
+    "truncated_states_list": '{"steps": [' + '{"hypotheses": ["a"]},' * 227_273,
+    "open_lists_of_objects": "[{}" * 1_666_667,
+    "open_lists_of_lists": "[[1]" * 1_250_000,
+    "open_objects_of_lists": '{"a":[1],"b":' * 384_616,
 }
 
 
@@ -168,7 +197,7 @@ def test_megabytes_of_adversarial_noise():
         T, kinds = _kinds(text)
         assert "input_truncated" in kinds, name
         assert len(T) <= MAX_VALUES, name
-        if name in ("many_invalid_objects", "many_small_objects", "many_states", "random_brackets"):
+        if name in ("many_invalid_objects", "many_small_objects", "many_states", "random_brackets", "truncated_states_list"):
             assert "too_many_values" in kinds, (name, kinds)  # decoding is bounded and the bound is reported
 
 

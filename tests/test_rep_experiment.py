@@ -53,6 +53,9 @@ def test_rep_protocol_notebook_on_a_replay(tmp_path):
     assert len(pp) == 4 * N and set(pp.stage) == set(t1.stage)
     paired = pd.read_csv(out / "tables/paired.csv")
     assert (paired.repair_reduced == 1.0).all()  # perfect repair: Remark 1 holds on every problem
+    pbd, ps = pd.read_csv(out / "tables/paired_by_delta.csv"), pd.read_csv(out / "tables/paired_summary.csv")
+    assert set(pbd.delta) == {"semantic", "structural", "probabilistic", "composite"}
+    pd.testing.assert_frame_equal(pbd[pbd.delta == "composite"].drop(columns="delta").reset_index(drop=True), ps)
     for f in ["paper_comparison", "by_delta", "stability", "parse_problems", "fallbacks", "example_trajectories"]:
         assert (out / f"tables/{f}.csv").exists(), f
     for f in ["d_and_c_by_stage", "example_trajectories"]:

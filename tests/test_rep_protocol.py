@@ -112,7 +112,7 @@ def test_garbage_continuations_are_counted(records):
         assert r.trajectory(st).meta["prefix_len"] == r.k + 1
     # the truncated sample keeps its complete steps, and says so
     s = r.samples[0]
-    assert "truncated_json" in kinds(s) and "salvaged_truncated" in kinds(s) and "no_states" not in kinds(s)
+    assert "truncated_json" in kinds(s) and "salvaged_states" in kinds(s) and "no_states" not in kinds(s)
     cut = json.dumps({"steps": TASKS[2].steps, "answer": TASKS[2].answer})[:-60]
     n_complete = sum(cut.find(json.dumps(st)) >= 0 for st in TASKS[2].steps)
     assert 0 < len(s.traj()) == n_complete < len(TASKS[2].steps)

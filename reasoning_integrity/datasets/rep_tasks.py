@@ -36,7 +36,8 @@ class RepTask:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> RepTask:
+    def from_dict(cls, d: dict,  # output of `to_dict`
+                 ) -> RepTask:
         "Inverse of `to_dict`."
         return cls(**d)
 

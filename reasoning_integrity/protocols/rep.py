@@ -14,9 +14,9 @@ from .rep_perturb import perturb, apply_perturbation, PerturbationSpec
 from ..models.llm import Request, Result, LLM
 
 # %% auto #0
-__all__ = ['STAGES', 'COMPLETION_BACKENDS', 'INSTRUCTIONS', 'CONTINUE_NOTE', 'REPAIR_NOTE', 'RepConfig', 'style_for', 'state_obj',
-           'stage_turns', 'render_prompt', 'stage_request', 'StageCall', 'RepRecord', 'final_answer',
-           'salvage_truncated', 'make_call', 'choose_k', 'run_rep', 'ScriptedBackend', 'side_by_side']
+__all__ = ['STAGES', 'COMPLETION_BACKENDS', 'NO_SCHEMA_BACKENDS', 'INSTRUCTIONS', 'CONTINUE_NOTE', 'REPAIR_NOTE', 'RepConfig',
+           'style_for', 'schema_for', 'state_obj', 'stage_turns', 'render_prompt', 'stage_request', 'StageCall',
+           'RepRecord', 'final_answer', 'make_call', 'choose_k', 'run_rep', 'ScriptedBackend', 'side_by_side']
 
 # %% ../../nbs/62_rep_protocol.ipynb #2678bc12
 STAGES = ("baseline", "constrained", "perturbed", "repaired")
@@ -42,11 +42,18 @@ class RepConfig:
 
 # %% ../../nbs/62_rep_protocol.ipynb #5aefb4b3
 COMPLETION_BACKENDS = ("llamacpp", "hf", "replay")
+NO_SCHEMA_BACKENDS = ("hf",)
 
 def style_for(spec: str,  # an LLM spec, e.g. 'llamacpp:gemma3-270m' or 'openai-compatible:http://h:8080/v1#m'
              ) -> str:
     "'completion' for local base-model and replay backends, 'chat' for the rest."
     return "completion" if spec.split(":", 1)[0] in COMPLETION_BACKENDS else "chat"
+
+# %% ../../nbs/62_rep_protocol.ipynb #42cce756
+def schema_for(spec: str,  # an LLM spec
+              ) -> bool:
+    "Whether to pass the trajectory schema for constrained decoding: False for backends without it (`hf:`)."
+    return spec.split(":", 1)[0] not in NO_SCHEMA_BACKENDS
 
 # %% ../../nbs/62_rep_protocol.ipynb #cd550ed5
 INSTRUCTIONS = ("Solve the problem step by step. Write the reasoning as JSON: a list of steps, each a belief state "
@@ -159,7 +166,8 @@ class StageCall:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> StageCall:
+    def from_dict(cls, d: dict,  # output of `to_dict`
+                 ) -> StageCall:
         "Inverse of `to_dict`."
         return cls(**d)
 
@@ -182,9 +190,12 @@ class RepRecord:
     samples: list = field(default_factory=list)  # sampled baseline StageCalls
 
     @property
-    def id(self) -> str: return self.task["id"]
+    def id(self) -> str:
+        "The problem's id (the record's file name)."
+        return self.task["id"]
 
-    def trajectory(self, stage: str) -> Trajectory:
+    def trajectory(self, stage: str,  # 'baseline', 'constrained', 'perturbed', 'repaired' or 'reference'
+                  ) -> Trajectory:
         "The trajectory of a stage ('baseline', 'constrained', 'perturbed', 'repaired', 'reference')."
         if stage == "reference": return RepTask.from_dict(self.task).reference_trajectory()
         return self.calls[stage].traj() if stage in self.calls else Trajectory([])
@@ -197,21 +208,24 @@ class RepRecord:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> RepRecord:
+    def from_dict(cls, d: dict,  # output of `to_dict`
+                 ) -> RepRecord:
         "Inverse of `to_dict`."
         d = dict(d)
         d["calls"] = {k: StageCall.from_dict(v) for k, v in d.get("calls", {}).items()}
         d["samples"] = [StageCall.from_dict(s) for s in d.get("samples", [])]
         return cls(**d)
 
-    def save(self, folder: str|Path) -> Path:
+    def save(self, folder: str|Path,  # the records folder (created if missing)
+            ) -> Path:
         "Write `<folder>/<id>.json`."
         p = Path(folder) / f"{self.id}.json"; p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False))
         return p
 
     @classmethod
-    def load(cls, path: str|Path) -> RepRecord:
+    def load(cls, path: str|Path,  # a file written by `save`
+            ) -> RepRecord:
         "Read a record written by `save`."
         return cls.from_dict(json.loads(Path(path).read_text()))
 
@@ -226,17 +240,6 @@ def final_answer(T: Trajectory,  # a parsed trajectory
     return None, "none"
 
 # %% ../../nbs/62_rep_protocol.ipynb #e44556e0
-def salvage_truncated(text: str,  # model output that ends inside the JSON value
-                     ) -> tuple[Trajectory, list[ParseProblem]]:
-    "The complete steps of a truncated trajectory output (an empty trajectory when there are none)."
-    i = text.find('"steps"')
-    j = text.find("[", i) if i >= 0 else -1
-    if j < 0: return Trajectory([], None, text), []
-    T, probs = parse_trajectory(text[j + 1:])
-    probs = [p for p in probs if p.kind not in ("missing_answer", "no_states", "truncated_json")]
-    return Trajectory(T.states, None, text), probs
-
-# %% ../../nbs/62_rep_protocol.ipynb #bedb8930
 def _same(a: BeliefState, b: BeliefState) -> bool:
     return a.hypothesis_set == b.hypothesis_set and [c.lower() for c in a.constraints] == [c.lower() for c in b.constraints]
 
@@ -254,13 +257,6 @@ def make_call(stage: str,  # stage name
         T = Trajectory([], None, "", meta)
     else:
         T, problems = parse_trajectory(res.text, meta=meta)
-        if not T.states and any(p.kind == "truncated_json" for p in problems):
-            S, extra = salvage_truncated(res.text)
-            if S.states:
-                problems = [p for p in problems if p.kind != "no_states"] + extra + [ParseProblem(
-                    "salvaged_truncated", f"kept the {len(S.states)} complete steps of a truncated output")]
-                T = Trajectory(S.states, None, res.text, meta)
-                for i, st in enumerate(T.states): st.step = i
     if prefix is not None:
         cont = list(T.states)
         if len(cont) > len(prefix) and _same(cont[0], prefix[0]):
@@ -282,6 +278,7 @@ def choose_k(T_base: Trajectory,  # the model's baseline
     if len(T_base.states) >= 3: return T_base.N // 2, "baseline"
     return T_ref.N // 2, "reference"
 
+# %% ../../nbs/62_rep_protocol.ipynb #2073a913
 def run_rep(llm: LLM,  # any LLM (`models.llm.get_llm(spec)`)
             tasks: list[RepTask],  # the problems
             config: RepConfig|None=None,  # prompts and decoding
@@ -337,8 +334,11 @@ class ScriptedBackend(LocalBackend):
                 ):
         super().__init__(); self.script, self.name = script, name
     @property
-    def identity(self) -> dict: return {"kind": self.kind, "model": self.name}
-    def complete(self, req: Request) -> Result:
+    def identity(self) -> dict:
+        "Backend kind and model name (what the cache key and run records see)."
+        return {"kind": self.kind, "model": self.name}
+    def complete(self, req: Request,  # the request, handed to the script
+                ) -> Result:
         "The script's text as a successful result."
         return Result(text=self.script(req), finish_reason="stop")
 

@@ -26,7 +26,8 @@ class PerturbationSpec:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> PerturbationSpec:
+    def from_dict(cls, d: dict,  # output of `to_dict` (`args` may be missing)
+                 ) -> PerturbationSpec:
         "Inverse of `to_dict`."
         return cls(d["name"], dict(d.get("args", {})))
 
