@@ -29,11 +29,13 @@ def main():
         llm = get_llm(spec, cache=cache, concurrency=a.concurrency)
         llm.generate(reqs[:a.concurrency], progress=False)   # warm-up: imports, connections (not timed, not counted)
         llm.cache.clear()
-        before = stub_stats(url)["requests"]
+        st0 = stub_stats(url)
+        before = st0["requests"]
         c0, t0 = time.process_time(), time.perf_counter()
         live = llm.generate(reqs, progress=False)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        served = stub_stats(url)["requests"] - before
+        st1 = stub_stats(url)
+        served, server_cpu = st1["requests"] - before, st1["cpu_s"] - st0["cpu_s"]
         s1 = llm.last_summary
         llm2 = get_llm(spec, cache=cache, concurrency=a.concurrency)
         t0 = time.perf_counter(); cached = llm2.generate(reqs, progress=False); wall_cache = time.perf_counter() - t0
@@ -45,7 +47,8 @@ def main():
     print(f"{a.n} requests, {a.latency * 1000:.0f} ms server latency, concurrency {a.concurrency}")
     print(f"live : {wall:7.3f} s  (ideal {ideal:.3f} s; wall/ideal = {ratio:.2f}, target <= 1.3; "
           f"{a.n / wall:.0f} req/s; server saw {served})")
-    print(f"client CPU {cpu / a.n * 1000:.2f} ms per request ({llm.backend.http} transport); "
+    print(f"CPU per request: client {cpu / a.n * 1000:.2f} ms ({llm.backend.http} transport), stub server "
+          f"{server_cpu / a.n * 1000:.2f} ms; together {(cpu + server_cpu) / ideal:.2f} CPU-s per ideal second; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work competes for the cores)")
     print(f"cache: {wall_cache:7.3f} s  ({a.n / wall_cache:.0f} req/s; target <= 1 s; server saw {served_again})")
     ok1, ok2 = ratio <= 1.3, wall_cache <= 1.0

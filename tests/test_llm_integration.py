@@ -52,19 +52,27 @@ def test_server_batch_then_cache(llama_server, tmp_path):
     assert SECRET not in repr(llm) + repr(llm.backend) + json.dumps(llm.identity)
 
 
+@pytest.fixture(scope="module")
+def gemma():
+    "One embedded Gemma 3 270M for the tests below (llama.cpp loads it on first use; no cache: every call runs)."
+    return get_llm(cache=False)
+
+
 @pytest.mark.timeout(600)
-def test_embedded_schema_constrained_20_prompts(tmp_path):
+def test_embedded_schema_constrained_20_prompts(gemma):
     questions = [f"Is {n} a prime number?" for n in (7, 9, 15, 17, 21, 29, 33, 37, 49, 51)]
     questions += [f"Which is larger, {a} or {b}?" for a, b in [("2/3", "3/5"), ("0.3", "1/4"), ("7%", "0.07"),
                   ("2^5", "5^2"), ("-3", "-7"), ("1/8", "0.2"), ("sqrt 50", "7"), ("3!", "2^3"), ("0.99", "1"), ("pi", "22/7")]]
-    # arrays of at most 2, strings of at most 12 characters, confidences on a 0.05 grid: the JSON closes in ~40 tokens
+    # Arrays of at most 2, strings of at most 12 characters, confidences on a 0.05 grid: the JSON closes in ~36
+    # tokens (at most ~85 even if every string is full, one token per character: within max_tokens). The cost is
+    # the grammar: llama.cpp checks Gemma's whole 262,144-token vocabulary against it at every step, ~5x the
+    # unconstrained cost per token, so the test's CPU is ~20 x 36 constrained tokens, whatever max_tokens says.
     schema = bounded_schema(BELIEF_STATE_SCHEMA, max_items=2, max_length=12, number_step=0.05)
-    shot = ('Question: Is 4 even?\nBelief state: {"hypotheses": ["even", "odd"], "confidence": [0.9, 0.1], '
-            '"constraints": ["4 = 2*2"]}\n')
-    llm = get_llm(cache=tmp_path / "cache.sqlite")
+    shot = ('Question: Is 4 even?\nBelief state: {"hypotheses": ["yes", "no"], "confidence": [0.9, 0.1], '
+            '"constraints": ["4=2*2"]}\n')
     reqs = [Request(prompt=f"{shot}Question: {q}\nBelief state: ", json_schema=schema, max_tokens=96) for q in questions]
-    out = llm.generate(reqs, progress=False)
-    assert llm.last_summary.ok == 20, llm.last_summary
+    out = gemma.generate(reqs, progress=False)
+    assert gemma.last_summary.ok == 20, gemma.last_summary
     for r in out:
         obj = json.loads(r.text)                     # valid JSON: the grammar closed it within max_tokens
         assert set(obj) == {"hypotheses", "confidence", "constraints"}
@@ -74,8 +82,7 @@ def test_embedded_schema_constrained_20_prompts(tmp_path):
 
 
 @pytest.mark.timeout(300)
-def test_embedded_logprobs_and_smollm2(tmp_path):
-    gemma = get_llm(cache=False)
+def test_embedded_logprobs_and_smollm2(gemma):
     r = gemma("The capital of France is", max_tokens=2, top_logprobs=3)
     assert r.ok and len(r.top_logprobs) == r.usage["completion_tokens"] >= 1
     assert all(len(d) == 3 and max(d.values()) <= 0 for d in r.top_logprobs)

@@ -62,7 +62,7 @@ class Cache:
         "The stored results (as dicts) of the keys that are present."
         out, keys = {}, list(dict.fromkeys(keys))
         with self._lock:
-            for i in range(0, len(keys), 500):
+            for i in range(0, len(keys), 500):   # 500 bound parameters per query: under SQLite's limit (999 before 3.32)
                 chunk = keys[i:i+500]
                 q = f"SELECT key, result FROM responses WHERE key IN ({','.join('?'*len(chunk))})"
                 out.update({k: json.loads(r) for k, r in self._db.execute(q, chunk)})

@@ -61,6 +61,7 @@ class HFBackend(LocalBackend):
 
     @property
     def identity(self)->dict:
+        "Kind, model, sha256 of its files (local models), dtype, revision/gguf_file."
         return {"kind": self.kind, "model": self.name, "files_sha256": self.files_sha256, "dtype": self.dtype,
                 **{k: v for k, v in self.kw.items() if k in ("revision", "gguf_file")}}
 
@@ -74,7 +75,8 @@ class HFBackend(LocalBackend):
             self._model = AutoModelForCausalLM.from_pretrained(self.name, **kw).to(self.device).eval()
         return self._tok, self._model
 
-    def prompt_text(self, req:Request)->str:
+    def prompt_text(self, req:Request, # one request
+                   )->str:
         "The text the model sees: the prompt, or the messages through the chat template (or `role: content` lines)."
         tok, _ = self.load()
         if req.prompt is not None: return req.prompt
@@ -82,7 +84,8 @@ class HFBackend(LocalBackend):
             return tok.apply_chat_template(req.messages, tokenize=False, add_generation_prompt=True)
         return "".join(f"{m['role']}: {m['content']}\n" for m in req.messages) + "assistant:"
 
-    def complete(self, req:Request)->Result:
+    def complete(self, req:Request, # one request
+                )->Result:
         "Run one request (in a worker thread, under the lock)."
         if req.json_schema is not None:
             raise NotImplementedError("the hf backend has no constrained decoding; use llamacpp: or an OpenAI endpoint for json_schema")
@@ -93,13 +96,14 @@ class HFBackend(LocalBackend):
         kw = dict(max_new_tokens=req.max_tokens, do_sample=sample, return_dict_in_generate=True,
                   output_logits=bool(req.top_logprobs), pad_token_id=tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id)
         kw.update(temperature=req.temperature, top_p=req.top_p) if sample else kw.update(temperature=None, top_p=None, top_k=None)
+        if req.stop: kw.update(stop_strings=list(req.stop), tokenizer=tok)   # transformers stops generating at them
         if req.effective_seed is not None: torch.manual_seed(req.effective_seed)
         with torch.no_grad(): out = model.generate(**enc, **kw)
         new = out.sequences[0, enc["input_ids"].shape[1]:].tolist()
         eos = tok.eos_token_id
         finish = "stop" if eos is not None and eos in new else "length"
         text = tok.decode(new, skip_special_tokens=True)
-        for s in req.stop or []:
+        for s in req.stop or []:   # `generate` stops after a stop string but keeps it in the output: cut it here
             if s and s in text: text, finish = text[:text.index(s)], "stop"
         lps = None
         if req.top_logprobs:

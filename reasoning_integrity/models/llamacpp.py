@@ -116,6 +116,7 @@ class LlamaCppBackend(LocalBackend):
 
     @property
     def identity(self)->dict:
+        "Kind, model name, the GGUF file's sha256 and the chat format."
         return {"kind": self.kind, "model": self.name, "model_sha256": self.sha256, "chat_format": self.chat_format}
 
     def model(self, logprobs:bool=False, # the `logits_all` instance (for top_logprobs)
@@ -129,7 +130,8 @@ class LlamaCppBackend(LocalBackend):
         if self._llm is None: self._llm = Llama(str(self.path), **self.kwargs)
         return self._llm
 
-    def complete(self, req:Request)->Result:
+    def complete(self, req:Request, # one request
+                )->Result:
         "Run one request (called in a worker thread, under the lock)."
         m = self.model(logprobs=bool(req.top_logprobs))
         kw = dict(temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens, stop=req.stop,
