@@ -134,3 +134,24 @@ def test_real_sample_and_stats():
     # 3 not-useful among 103 annotated sections; 14 of 16 reflections are neither erroneous nor not-useful
     assert math.isclose(st_.redundancy_rate, 3 / 103) and st_.reflections == 16
     assert math.isclose(st_.effective_reflection_rate, 14 / 16)
+
+def test_full_source_downloads_from_known_url(tmp_path, monkeypatch):
+    "source='full' goes through data_path with the canonical URL of data.KNOWN_URLS (download simulated, no network)."
+    import reasoning_integrity.data as D
+    from reasoning_integrity.datasets.deltabench import resolve_deltabench, DELTABENCH_FULL, DELTABENCH_URL
+    assert DELTABENCH_URL == D.KNOWN_URLS[DELTABENCH_FULL]
+    monkeypatch.setenv("RI_DATA_DIR", str(tmp_path / "empty")); monkeypatch.setenv("RI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(D, "REPO_ROOT", tmp_path / "norepo")
+    rec = {"id": "z", "task_l1": "code", "sections_content": "section1: a", "reason_error_section_numbers": [1]}
+    seen = []
+    def fake(url, dest, timeout=30):
+        seen.append(url); dest.parent.mkdir(parents=True, exist_ok=True); dest.write_text(json.dumps(rec) + "\n")
+    monkeypatch.setattr(D, "_download", fake)
+    path = resolve_deltabench("full")
+    assert seen == [DELTABENCH_URL] and path.name == "Deltabench_v1.jsonl"
+    S, V = load_deltabench(path)
+    assert [s.id for s in S] == ["z"] and S[0].gold() == {1}
+    assert resolve_deltabench("auto") == path          # once present, "auto" reads the full file, not the sample
+    def offline(url, dest, timeout=30): raise OSError("offline")
+    monkeypatch.setattr(D, "_download", offline); path.unlink()
+    with pytest.raises(D.DataNotFound): resolve_deltabench("full")

@@ -13,13 +13,14 @@ import pandas as pd
 from ..core import ParseProblem
 
 # %% auto #0
-__all__ = ['DELTABENCH_URL', 'DELTABENCH_FULL', 'DELTABENCH_SAMPLE', 'LENGTH_BINS', 'LENGTH_LABELS', 'read_records',
+__all__ = ['DELTABENCH_FULL', 'DELTABENCH_URL', 'DELTABENCH_SAMPLE', 'LENGTH_BINS', 'LENGTH_LABELS', 'read_records',
            'parse_sections', 'DeltaSample', 'record_to_sample', 'resolve_deltabench', 'load_deltabench',
            'section_stats', 'length_bucket']
 
 # %% ../../nbs/50_deltabench.ipynb #b0aee70a
-DELTABENCH_URL = "https://huggingface.co/datasets/OpenStellarTeam/DeltaBench/resolve/main/Deltabench_v1.jsonl"
+from ..data import KNOWN_URLS
 DELTABENCH_FULL = "deltabench/Deltabench_v1.jsonl"  # relative to the data directory
+DELTABENCH_URL = KNOWN_URLS[DELTABENCH_FULL]  # the canonical public URL (Hugging Face), one place: `data.KNOWN_URLS`
 DELTABENCH_SAMPLE = "deltabench/Deltabench_v1_first10_sp21412.json"  # the 10-record sample shipped in shared/data
 
 # %% ../../nbs/50_deltabench.ipynb #80e3f298
@@ -153,7 +154,7 @@ def resolve_deltabench(source:str="auto",  # "auto", "full", "sample", or a file
     "The file a DeltaBench `source` names, through `data_path` (recorded in the run manifest)."
     from reasoning_integrity.data import data_path, DataNotFound
     if source == "sample": return data_path(DELTABENCH_SAMPLE)
-    if source == "full": return data_path(DELTABENCH_FULL, url=DELTABENCH_URL)
+    if source == "full": return data_path(DELTABENCH_FULL)  # downloads from KNOWN_URLS when missing and online
     if source == "auto":
         try: return data_path(DELTABENCH_FULL, download=False)
         except DataNotFound: return data_path(DELTABENCH_SAMPLE)

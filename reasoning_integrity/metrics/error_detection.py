@@ -21,9 +21,9 @@ class PRF:
     tp: int  # true positives: predicted and gold
     fp: int  # false positives: predicted, not gold
     fn: int  # false negatives: gold, not predicted
-    precision: float
-    recall: float
-    f1: float
+    precision: float  # tp / (tp + fp); 0 when nothing is predicted but something is gold
+    recall: float  # tp / (tp + fn); 0 when gold is empty but something is predicted
+    f1: float  # harmonic mean of precision and recall (1 when both sets are empty)
 
 def _prf(tp:int, fp:int, fn:int)->PRF:
     "P/R/F1 from counts with the both-empty-is-perfect convention."

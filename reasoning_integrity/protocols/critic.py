@@ -76,7 +76,9 @@ class ParsedSections:
     problems: list[ParseProblem] = field(default_factory=list)  # every defect met
 
     @property
-    def ok(self)->bool: return self.sections is not None
+    def ok(self)->bool:
+        "Whether the answer could be read."
+        return self.sections is not None
 
 def parse_section_list(text:Any,  # the critic's answer (untrusted)
                        n_sections:int|None=None,  # number of sections; numbers outside 1..n are removed
@@ -149,6 +151,14 @@ def _clip_sections(sections:Sequence[str], max_chars:int|None, per_section:int|N
         out.append(s); total += len(s)
     return out
 
+def _shown(sections:Sequence[str], max_chars:int|None, per_section:int|str|None)->list[str]:
+    "The sections a prompt shows: each cut to `per_section` ('auto': max_chars // n, at least 60), then whole ones within `max_chars`."
+    budget = max_chars
+    if per_section == "auto":
+        per_section = None if max_chars is None else max(60, max_chars // max(len(sections), 1))
+        if per_section is not None and per_section * len(sections) <= max_chars: budget = None  # all fit once cut
+    return _clip_sections(sections, budget, per_section)
+
 def delta_critic_prompt(question:str,  # the problem
                         sections:Sequence[str],  # section texts (sections[0] is section 1)
                         max_chars:int|None=6000,  # budget of section text shown
@@ -156,11 +166,7 @@ def delta_critic_prompt(question:str,  # the problem
                         question_chars:int=1000,  # problem text shown
                        )->tuple[str, int]:
     "The critic prompt for one DeltaBench chain, and how many sections it shows."
-    budget = max_chars
-    if per_section == "auto":
-        per_section = None if max_chars is None else max(60, max_chars // max(len(sections), 1))
-        if per_section is not None and per_section * len(sections) <= max_chars: budget = None  # all fit once cut
-    shown = _clip_sections(sections, budget, per_section)
+    shown = _shown(sections, max_chars, per_section)
     question = question if len(question) <= question_chars else question[:question_chars] + " …"
     body = "\n".join(f"[{i}] {s}" for i, s in enumerate(shown, 1))
     return (f"{DELTA_INSTRUCTION}\n\n{DELTA_EXAMPLE}Problem: {question.strip()}\n\nSolution:\n{body}\n\n"
@@ -174,10 +180,13 @@ PB_EXAMPLE = ("Problem: Tom has 3 apples and buys 4 more. How many does he have?
 
 def pb_critic_prompt(problem:str,  # the problem
                      steps:Sequence[str],  # the solution's steps
-                     max_chars:int|None=4000,  # budget of step text shown (whole steps)
+                     max_chars:int|None=4000,  # budget of step text shown
+                     per_step:int|str|None="auto",  # cut each step to this many characters; "auto": max_chars // n (at least 60)
+                     problem_chars:int=1000,  # problem text shown
                     )->tuple[str, int]:
     "The critic prompt for one ProcessBench solution, and how many steps it shows."
-    shown = _clip_sections(steps, max_chars)
+    shown = _shown(steps, max_chars, per_step)
+    problem = problem if len(problem) <= problem_chars else problem[:problem_chars] + " …"
     body = "\n".join(f"Paragraph {i}: {s}" for i, s in enumerate(shown))
     return f"{PB_INSTRUCTION}\n\n{PB_EXAMPLE}Problem: {problem.strip()}\n\nSolution:\n{body}\n\nFirst wrong paragraph:", len(shown)
 
@@ -214,11 +223,12 @@ def run_delta_critic(llm,  # a `models.llm.LLM` (anything with `.generate(list[R
 def run_pb_critic(llm,  # a `models.llm.LLM`
                   samples:Sequence,  # `PBSample`s
                   max_chars:int|None=4000,  # step text shown per solution
+                  per_step:int|str|None="auto",  # per-step cut (see `pb_critic_prompt`)
                   max_tokens:int=6,  # an index is a few tokens
                   progress:bool=False,  # show a progress bar
                  )->pd.DataFrame:
     "One row per ProcessBench solution: label, prediction (-2 = unreadable), parse problems, raw answer."
-    prompts = [pb_critic_prompt(s.problem, s.steps, max_chars) for s in samples]
+    prompts = [pb_critic_prompt(s.problem, s.steps, max_chars, per_step) for s in samples]
     reqs = [_make_request(prompt=p, temperature=0.0, max_tokens=max_tokens, stop=["\n", "Problem:"]) for p, _ in prompts]
     results = llm.generate(reqs, progress=progress)
     rows = []

@@ -60,27 +60,35 @@ class RandomScorer(SectionScorer):
     name = "random"
     def __init__(self, seed:int=0):  # base seed
         super().__init__(); self.seed = seed
-    def score(self, question, sections):
+    def score(self, question:str,  # the problem
+              sections:Sequence[str],  # its sections / steps in order
+             )->np.ndarray:
+        "Uniform scores in [0, 1), seeded by `seed`, the question and the number of sections."
         rng = np.random.default_rng([self.seed, zlib.crc32(question.encode()), len(sections)])
         return rng.random(len(sections))
 
 class PositionScorer(SectionScorer):
     "Later sections score lower: 1 - i/n."
     name = "position"
-    def score(self, question, sections):
+    def score(self, question:str,  # the problem
+              sections:Sequence[str],  # its sections / steps in order
+             )->np.ndarray:
+        "1 - i/n for section i (0-based): the first section scores 1, the last 1/n."
         n = len(sections); return 1 - np.arange(n) / max(n, 1)
 
 class LengthScorer(SectionScorer):
     "Longer sections score lower: minus the length in characters."
     name = "length"
-    def score(self, question, sections): return -np.array([len(s) for s in sections], float)
+    def score(self, question:str,  # the problem
+              sections:Sequence[str],  # its sections / steps in order
+             )->np.ndarray:
+        "Minus each section's length in characters."
+        return -np.array([len(s) for s in sections], float)
 
 # %% ../../nbs/54_section_scorers.ipynb #3f9790ae
-JUDGE_EXAMPLES = ("Decide whether the new step of a solution is correct. Answer Yes or No.\n\n"
-                  "Problem: What is 2 + 3 * 4?\nEarlier steps: Multiplication first: 3 * 4 = 12.\n"
-                  "New step: Then 2 + 12 = 15.\nCorrect? No\n\n"
-                  "Problem: A box holds 6 eggs. How many eggs are in 5 boxes?\nEarlier steps: (none)\n"
-                  "New step: 5 boxes of 6 eggs hold 5 * 6 = 30 eggs.\nCorrect? Yes\n\n")
+JUDGE_EXAMPLES = ("Is the new step of the solution correct? Answer Yes or No.\n\n"
+                  "Problem: What is 2 + 3 * 4?\nEarlier steps: 3 * 4 = 12.\nNew step: 2 + 12 = 15.\nCorrect? No\n\n"
+                  "Problem: How many eggs are in 5 boxes of 6?\nEarlier steps: (none)\nNew step: 5 * 6 = 30 eggs.\nCorrect? Yes\n\n")
 YES = ("yes", "correct", "true")
 NO = ("no", "incorrect", "wrong", "false")
 
@@ -113,12 +121,16 @@ class LLMJudgeScorer(SectionScorer):
     name = "llm_judge"
     def __init__(self, llm,  # a `models.llm.LLM` (or anything with `.generate(list[Request])`)
                  top_logprobs:int=10,  # how many top tokens the backend returns
-                 question_chars:int=500, context_chars:int=700, section_chars:int=700,  # prompt budgets
+                 question_chars:int=500,  # problem text shown in each prompt
+                 context_chars:int=700,  # tail of the earlier sections shown
+                 section_chars:int=700,  # text of the judged section shown
                 ):
         super().__init__()
         self.llm, self.k, self.budget = llm, top_logprobs, dict(question_chars=question_chars,
                                                                 context_chars=context_chars, section_chars=section_chars)
-    def requests(self, question:str, sections:Sequence[str])->list:
+    def requests(self, question:str,  # the problem
+              sections:Sequence[str],  # its sections / steps in order
+             )->list:
         "One `Request` per section: the judge prompt, 1 token, `top_logprobs`."
         from reasoning_integrity.protocols.critic import _make_request
         return [_make_request(prompt=judge_prompt(question, sections[:i], s, **self.budget), temperature=0.0,
@@ -135,8 +147,15 @@ class LLMJudgeScorer(SectionScorer):
                 self.problems.append(ParseProblem("no_verdict_token", repr(r.text)[:40], f"{where} section {j}")); v = 0.5
             out.append(v)
         return np.array(out, float)
-    def score(self, question, sections): return self.score_many([(question, sections)])[0]
-    def score_many(self, items, progress=False):
+    def score(self, question:str,  # the problem
+              sections:Sequence[str],  # its sections / steps in order
+             )->np.ndarray:
+        "P(yes) per section of one item."
+        return self.score_many([(question, sections)])[0]
+    def score_many(self, items:Sequence[tuple[str, Sequence[str]]],  # (question, sections) pairs
+                   progress:bool=False,  # show a progress bar
+                  )->list[np.ndarray]:
+        "P(yes) per section of every item; all requests go to the LLM in one batch."
         reqs = [self.requests(q, s) for q, s in items]
         flat = self.llm.generate([r for rs in reqs for r in rs], progress=progress)
         out, i = [], 0
@@ -144,6 +163,7 @@ class LLMJudgeScorer(SectionScorer):
             out.append(self._scores(flat[i:i + len(rs)], f"item {k}")); i += len(rs)
         return out
     def describe(self)->dict:
+        "Scorer name, the LLM's identity, `top_logprobs` and prompt budgets."
         return {"scorer": self.name, "llm": getattr(self.llm, "identity", repr(self.llm)), "top_logprobs": self.k, **self.budget}
 
 # %% ../../nbs/54_section_scorers.ipynb #1aeaef6e
@@ -157,14 +177,19 @@ class NLIContradictionScorer(SectionScorer):
         super().__init__(); self.nli, self.window, self.max_chars = nli, window, max_chars
         labels = tuple(getattr(nli, "LABELS", ("entailment", "neutral", "contradiction")))
         self.ci = labels.index("contradiction")
-    def pairs(self, question:str, sections:Sequence[str])->tuple[list[str], list[str], list[int]]:
+    def pairs(self, question:str,  # the problem
+              sections:Sequence[str],  # its sections / steps in order
+             )->tuple[list[str], list[str], list[int]]:
         "Premises, hypotheses and the section index each pair belongs to."
         P, H, I = [], [], []
         for i, s in enumerate(sections):
             prem = [question] if i == 0 else sections[max(0, i - self.window):i]
             for p in prem: P.append(_clip(p, self.max_chars)); H.append(_clip(s, self.max_chars)); I.append(i)
         return P, H, I
-    def score(self, question, sections):
+    def score(self, question:str,  # the problem
+              sections:Sequence[str],  # its sections / steps in order
+             )->np.ndarray:
+        "1 − max contradiction probability per section (the first section is checked against the question)."
         P, H, I = self.pairs(question, sections)
         if not P: return np.zeros(0)
         probs = np.asarray(self.nli.predict(P, H), float)
@@ -173,6 +198,7 @@ class NLIContradictionScorer(SectionScorer):
         np.maximum.at(c, np.array(I), probs[:, self.ci])
         return 1 - c
     def describe(self)->dict:
+        "Scorer name, window, and the NLI model's own description."
         d = self.nli.describe() if hasattr(self.nli, "describe") else {"nli": repr(self.nli)}
         return {"scorer": self.name, "window": self.window, **d}
 
@@ -184,7 +210,8 @@ class HFPRMScorer(SectionScorer):
                  tokenizer,  # its tokenizer
                  step_sep:str="<extra_0>",  # token appended after every step
                  positive_label:int=1,  # class index of "correct" for classification heads
-                 good_token:str|None=None, bad_token:str|None=None,  # LM-head PRMs: the two verdict tokens
+                 good_token:str|None=None,  # LM-head PRMs: the token meaning "correct"
+                 bad_token:str|None=None,  # LM-head PRMs: the token meaning "wrong"
                  system:str|None=None,  # system message when the tokenizer has a chat template
                  use_chat_template:bool=False,  # format as a chat (Qwen PRMs) instead of plain text
                  max_length:int=4096,  # tokens at most
@@ -213,7 +240,9 @@ class HFPRMScorer(SectionScorer):
         model = auto.from_pretrained(path, trust_remote_code=trust_remote_code)
         return cls(model, tok, name=kw.pop("name", str(path).rstrip("/").split("/")[-1]), **kw)
 
-    def text(self, question:str, sections:Sequence[str])->str:
+    def text(self, question:str,  # the problem
+              sections:Sequence[str],  # its sections / steps in order
+             )->str:
         "The model input: the steps each followed by the separator."
         body = "".join(s.strip() + self.sep for s in sections)
         if self.chat and getattr(self.tok, "chat_template", None):
@@ -222,7 +251,10 @@ class HFPRMScorer(SectionScorer):
             return self.tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=False)
         return f"{question.strip()}\n\n{body}"
 
-    def score(self, question, sections):
+    def score(self, question:str,  # the problem
+              sections:Sequence[str],  # its sections / steps in order
+             )->np.ndarray:
+        "P(correct) at each step separator; nan for steps cut off by `max_length` (counted as `truncated`)."
         import torch
         enc = self.tok(self.text(question, sections), return_tensors="pt", truncation=True, max_length=self.max_length)
         with torch.no_grad(): out = self.model(**enc)
