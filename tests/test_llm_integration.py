@@ -89,3 +89,26 @@ def test_embedded_logprobs_and_smollm2(gemma):
     smol = get_llm("llamacpp:smollm2-135m", cache=False)
     r = smol([{"role": "user", "content": "Name one primary colour."}], max_tokens=8)
     assert r.ok and r.text.strip() and r.backend == "llamacpp:smollm2-135m"
+
+
+@pytest.mark.timeout(300)
+def test_embedded_top_logprobs_match_logits_all(gemma):
+    """Prompt requests with `top_logprobs` run on the main instance (last-row logits, no `logits_all`): the same
+    text and {token: logprob} as llama-cpp-python's `logits_all` path, with a JSON-schema grammar too, and prompts
+    longer than the old 1024-token `logits_all` context now fit."""
+    from llama_cpp import Llama, LlamaGrammar
+    from reasoning_integrity.models.llamacpp import _completion_logprobs
+    ref = Llama(str(gemma3_270m_gguf()), n_ctx=256, logits_all=True, verbose=False)
+    schema = {"type": "object", "properties": {"answer": {"enum": ["Yes", "No"]}}, "required": ["answer"]}
+    prompt = 'Is 7 a prime number? Reply as JSON {"answer": "Yes"} or {"answer": "No"}.\n'
+    gemma.backend.model().reset()   # llama.cpp's numbers depend on which prefix is already in the KV cache: start both empty
+    r = gemma(prompt, max_tokens=8, top_logprobs=4, json_schema=schema)
+    o = ref.create_completion(prompt=prompt, logprobs=4, temperature=0.0, top_p=1.0, max_tokens=8, seed=0,
+                              grammar=LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False))["choices"][0]
+    want = _completion_logprobs(o["logprobs"])
+    assert r.ok and r.text == o["text"] and json.loads(r.text)["answer"] in ("Yes", "No")
+    assert [list(d) for d in r.top_logprobs] == [list(d) for d in want]
+    assert max(abs(a[t] - b[t]) for a, b in zip(r.top_logprobs, want) for t in a) < 1e-3
+    long = "Step: add one to the running total and write it down. " * 110 + "Correct?"
+    r = gemma(long, max_tokens=1, top_logprobs=5)
+    assert r.ok and r.usage["prompt_tokens"] > 1024 and len(r.top_logprobs) == 1 and len(r.top_logprobs[0]) >= 5

@@ -4,15 +4,16 @@
 
 # %% ../../nbs/22_llamacpp.ipynb #6558e502
 from __future__ import annotations
-import copy, hashlib, importlib.util, json, os, time
+import copy, hashlib, importlib.util, json, os, random, time
+import numpy as np
 from pathlib import Path
 
 from ..data import cache_dir
 from .llm import LocalBackend, Request, Result
 
 # %% auto #0
-__all__ = ['KNOWN_MODELS', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf', 'bounded_schema', 'LlamaCppBackend',
-           'llamacpp_backend']
+__all__ = ['KNOWN_MODELS', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf', 'bounded_schema', 'step_top_logprobs',
+           'completion_with_top_logprobs', 'LlamaCppBackend', 'llamacpp_backend']
 
 # %% ../../nbs/22_llamacpp.ipynb #3c33c406
 def file_sha256(path:str|Path, # a (large) file
@@ -77,6 +78,73 @@ def bounded_schema(schema:dict,     # a JSON schema
     walk(s)
     return s
 
+# %% ../../nbs/22_llamacpp.ipynb #ab515d9e
+def step_top_logprobs(logprobs:np.ndarray, # log-softmax of one step's logits, shape (vocabulary,)
+                      k:int,               # how many of the most likely tokens
+                      token:int,           # the token generated at this step
+                      detokenize,          # token ids -> bytes (e.g. `Llama.detokenize`)
+                     )->dict[str, float]:
+    "{token_text: logprob} of one generated token: the top `k` (ties: higher id first), then the generated token."
+    k = min(k, len(logprobs))
+    kth = np.partition(logprobs, -k)[-k]
+    cand = np.flatnonzero(logprobs >= kth)                       # the top k and anything tied with the k-th
+    top = cand[np.lexsort((-cand, -logprobs[cand]))][:k]          # by logprob, then id, both descending
+    text = lambda i: detokenize([int(i)]).decode("utf-8", errors="ignore")
+    out = {text(i): float(logprobs[i]) for i in top}
+    out[text(token)] = float(logprobs[int(token)])
+    return out
+
+# %% ../../nbs/22_llamacpp.ipynb #50ae88cd
+def completion_with_top_logprobs(llama,                       # a `llama_cpp.Llama` (`logits_all` not needed)
+                                 prompt:str,                  # the completion prompt
+                                 top_logprobs:int,            # top tokens per generated token
+                                 temperature:float=0.0,       # 0: greedy
+                                 top_p:float=1.0,             # nucleus sampling mass
+                                 max_tokens:int|None=16,      # generated tokens at most (None/<=0: up to n_ctx)
+                                 stop:list[str]|None=None,    # stop strings
+                                 seed:int|None=None,          # sampling seed (None: drawn from the model's seed)
+                                 grammar=None,                # a `llama_cpp.LlamaGrammar` constraining the output
+                                )->dict:
+    "Text, finish reason, usage and per-token {token: logprob} as `create_completion(..., logprobs=top_logprobs)` gives them."
+    import llama_cpp
+    m, vocab = llama, llama._model.vocab
+    bos, eos = m.token_bos(), m.token_eos()
+    prompt_tokens = (([bos] if m._model.add_bos_token() and bos != -1 else [])
+                     + (m.tokenize(prompt.encode("utf-8"), add_bos=False, special=True) if prompt else [])
+                     + ([eos] if m._model.add_eos_token() else []))
+    n_ctx = m.n_ctx()
+    if len(prompt_tokens) >= n_ctx: raise ValueError(f"Requested tokens ({len(prompt_tokens)}) exceed context window of {n_ctx}")
+    if max_tokens is None or max_tokens <= 0: max_tokens = n_ctx - len(prompt_tokens)
+    max_tokens = min(max_tokens, n_ctx - len(prompt_tokens))
+    stops = [s.encode("utf-8") for s in stop or []]
+    m.set_seed(seed if seed is not None else random.Random(m._seed).randint(0, 2**32))
+    n_vocab, toks, tops, finish, text, pending = m.n_vocab(), [], [], "length", b"", 0
+    for token in m.generate(prompt_tokens, top_k=40, top_p=top_p, min_p=0.05, typical_p=1.0, temp=temperature,
+                            repeat_penalty=1.0, grammar=grammar):
+        if llama_cpp.llama_vocab_is_eog(vocab, token):
+            text, finish = m.detokenize(toks, prev_tokens=prompt_tokens), "stop"
+            break
+        row = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(m.ctx, -1), shape=(n_vocab,))
+        tops.append(step_top_logprobs(llama_cpp.Llama.logits_to_logprobs(row), top_logprobs, token, m.detokenize))
+        toks.append(token)
+        all_text = m.detokenize(toks, prev_tokens=prompt_tokens)
+        for j, ch in enumerate(all_text[-3:]):          # a multi-byte UTF-8 character still incomplete?
+            for need, lead in [(2, 192), (3, 224), (4, 240)]:
+                if need > 3 - j and lead & ch == lead: pending = need - (3 - j)
+        if pending > 0:
+            pending -= 1
+            continue
+        hits = [s for s in stops if s in all_text]
+        if hits:
+            text, finish = all_text[:all_text.index(hits[0])], "stop"
+            break
+        if len(toks) >= max_tokens:
+            text, finish = all_text, "length"
+            break
+    n = len(prompt_tokens)
+    return {"text": text.decode("utf-8", errors="ignore"), "finish_reason": finish, "top_logprobs": tops,
+            "usage": {"prompt_tokens": n, "completion_tokens": len(toks), "total_tokens": n + len(toks)}}
+
 # %% ../../nbs/22_llamacpp.ipynb #0de8c646
 def _completion_logprobs(lp:dict|None)->list[dict[str, float]]|None:
     "llama.cpp completion logprobs -> [{token: logprob}] per generated token."
@@ -96,7 +164,7 @@ class LlamaCppBackend(LocalBackend):
                  n_ctx:int=2048,            # context window (tokens)
                  n_threads:int|None=None,   # CPU threads (None: llama.cpp's choice)
                  chat_format:str|None=None, # llama.cpp chat format for messages (None: the model's default)
-                 logprobs_n_ctx:int=1024,   # context of the `logits_all` instance used for `top_logprobs`
+                 logprobs_n_ctx:int=1024,   # context of the `logits_all` instance (chat `messages` with `top_logprobs` only)
                  verbose:bool=False,        # llama.cpp's own logging
                  **llama_kwargs,            # any other `llama_cpp.Llama` argument
                 ):
@@ -119,7 +187,7 @@ class LlamaCppBackend(LocalBackend):
         "Kind, model name, the GGUF file's sha256 and the chat format."
         return {"kind": self.kind, "model": self.name, "model_sha256": self.sha256, "chat_format": self.chat_format}
 
-    def model(self, logprobs:bool=False, # the `logits_all` instance (for top_logprobs)
+    def model(self, logprobs:bool=False, # the `logits_all` instance (for chat messages with top_logprobs)
              ):
         "The `llama_cpp.Llama` instance, loaded on first use (a fully cached run never loads it)."
         from llama_cpp import Llama
@@ -133,9 +201,17 @@ class LlamaCppBackend(LocalBackend):
     def complete(self, req:Request, # one request
                 )->Result:
         "Run one request (called in a worker thread, under the lock)."
-        m = self.model(logprobs=bool(req.top_logprobs))
         kw = dict(temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens, stop=req.stop,
                   seed=req.effective_seed)
+        if req.messages is None and req.top_logprobs:   # the main instance, last-row logits (no `logits_all`)
+            grammar = None
+            if req.json_schema is not None:
+                from llama_cpp import LlamaGrammar
+                grammar = LlamaGrammar.from_json_schema(json.dumps(req.json_schema), verbose=False)
+            out = completion_with_top_logprobs(self.model(), req.prompt, req.top_logprobs, grammar=grammar, **kw)
+            return Result(text=out["text"], finish_reason=out["finish_reason"], usage=out["usage"],
+                          top_logprobs=out["top_logprobs"])
+        m = self.model(logprobs=bool(req.top_logprobs))
         if req.messages is not None:
             if req.json_schema is not None: kw["response_format"] = {"type": "json_object", "schema": req.json_schema}
             if req.top_logprobs: kw.update(logprobs=True, top_logprobs=req.top_logprobs)
@@ -146,7 +222,6 @@ class LlamaCppBackend(LocalBackend):
             if req.json_schema is not None:
                 from llama_cpp import LlamaGrammar
                 kw["grammar"] = LlamaGrammar.from_json_schema(json.dumps(req.json_schema), verbose=False)
-            if req.top_logprobs: kw["logprobs"] = req.top_logprobs
             out = m.create_completion(prompt=req.prompt, **kw)
             ch = out["choices"][0]
             text, lps = ch["text"], _completion_logprobs(ch.get("logprobs"))
