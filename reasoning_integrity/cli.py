@@ -57,7 +57,10 @@ def _cmd_reproduce(a) -> int:
 def _cmd_cache(a) -> int:
     try: from reasoning_integrity.models import cache
     except ImportError as e: print(f"ri cache: the model cache is not available: {e}", file=sys.stderr); return 2
-    if a.action == "info": _show(cache.cache_info())
+    if a.action == "info":
+        df = cache.cache_info()
+        _show(df)
+        if df.attrs.get("path"): print(f"cache file: {df.attrs['path']} ({df.attrs.get('file_bytes', 0)/1e6:.1f} MB on disk)")
     else: print(f"deleted {cache.cache_clear(backend=a.backend)} cached responses")
     return 0
 
