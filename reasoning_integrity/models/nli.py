@@ -4,12 +4,13 @@
 
 # %% ../../nbs/26_nli.ipynb #69733a4a
 from __future__ import annotations
-import hashlib, json, os, sqlite3, threading
+import hashlib, json, os
 from pathlib import Path
 from typing import Sequence
 import numpy as np
 
 from ..data import cache_dir
+from .cache import ArrayStore, cached_arrays
 
 # %% auto #0
 __all__ = ['LABELS', 'label_columns', 'NLIModelMissing', 'default_nli_path', 'model_identity', 'forward_probs', 'NLIScorer',
@@ -91,33 +92,6 @@ def forward_probs(model, # a `transformers` sequence-classification model (in ev
             if on_batch: on_batch(len(idx))
     return out
 
-# %% ../../nbs/26_nli.ipynb #0e4ce8ec
-class _NLICache:
-    def __init__(self, path:Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path, self._lock = path, threading.Lock()
-        self.con = sqlite3.connect(str(path), check_same_thread=False, timeout=60)
-        self.con.execute("PRAGMA journal_mode=WAL")
-        self.con.execute("CREATE TABLE IF NOT EXISTS nli (key TEXT PRIMARY KEY, e REAL, n REAL, c REAL)")
-        self.con.commit()
-
-    def get(self, keys:list[str])->dict[str, np.ndarray]:
-        got = {}
-        with self._lock:
-            for s in range(0, len(keys), 500):
-                chunk = keys[s:s+500]
-                q = f"SELECT key, e, n, c FROM nli WHERE key IN ({','.join('?'*len(chunk))})"
-                for k, *p in self.con.execute(q, chunk): got[k] = np.array(p, dtype=np.float32)
-        return got
-
-    def put(self, items:dict[str, np.ndarray]):
-        with self._lock:
-            self.con.executemany("INSERT OR REPLACE INTO nli VALUES (?,?,?,?)",
-                                 [(k, *map(float, p)) for k, p in items.items()])
-            self.con.commit()
-
-    def __len__(self): return self.con.execute("SELECT COUNT(*) FROM nli").fetchone()[0]
-
 # %% ../../nbs/26_nli.ipynb #f68de25c
 class NLIScorer:
     "Entailment / neutral / contradiction probabilities for sentence pairs; batched, deduplicated, cached."
@@ -139,7 +113,8 @@ class NLIScorer:
         self._id = json.dumps(self.identity, sort_keys=True) + f"|max_length={max_length}"
         self._model = self._tok = self._cols = None
         self._mem = {} if cache else None
-        self._db = _NLICache(Path(cache_path) if cache_path else cache_dir("nli")/"nli.sqlite") if cache else None
+        self._db = (ArrayStore(Path(cache_path) if cache_path else cache_dir("nli")/"nli.sqlite", "nli", ("e", "n", "c"))
+                    if cache else None)
         self.n_pairs = self.n_unique = self.n_cached = self.n_scored = self.n_forward = 0
 
     def _load(self):
@@ -167,16 +142,7 @@ class NLIScorer:
         uniq = list(dict.fromkeys(pairs))
         keys = {pq: self.key(*pq) for pq in uniq}
         self.n_pairs += len(pairs); self.n_unique += len(uniq)
-        scores = {}
-        if self._mem is not None:
-            scores.update({pq: self._mem[k] for pq, k in keys.items() if k in self._mem})
-        todo = [pq for pq in uniq if pq not in scores]
-        if self._db is not None and todo:
-            got = self._db.get([keys[pq] for pq in todo])
-            scores.update({pq: got[keys[pq]] for pq in todo if keys[pq] in got})
-            todo = [pq for pq in todo if pq not in scores]
-        self.n_cached += len(uniq) - len(todo)
-        if todo:
+        def _score(todo):
             model = self._load()
             bar = None
             if progress:
@@ -188,11 +154,10 @@ class NLIScorer:
             raw = forward_probs(model, self._tok, [p for p, _ in todo], [h for _, h in todo],
                                 batch_size=self.batch_size, max_length=self.max_length, on_batch=_count)
             if bar is not None: bar.close()
-            new = {pq: row for pq, row in zip(todo, raw[:, self._cols])}
             self.n_scored += len(todo)
-            scores.update(new)
-            if self._db is not None: self._db.put({keys[pq]: p for pq, p in new.items()})
-        if self._mem is not None: self._mem.update({keys[pq]: scores[pq] for pq in uniq})
+            return raw[:, self._cols]
+        scores, n_cached = cached_arrays(keys, _score, self._mem, self._db)
+        self.n_cached += n_cached
         if not pairs: return np.zeros((0, 3), dtype=np.float32)
         return np.stack([scores[pq] for pq in pairs]).astype(np.float32)
 

@@ -196,6 +196,14 @@ def _make_request(**kw):
     from reasoning_integrity.models.llm import Request
     return Request(**kw)
 
+def _ask(llm, prompts, max_tokens, stop, progress):
+    "Greedy answers to `(prompt, shown)` pairs in one `llm.generate` batch, in order."
+    return llm.generate([_make_request(prompt=p, temperature=0.0, max_tokens=max_tokens, stop=stop) for p, _ in prompts],
+                        progress=progress)
+
+def _backend_problem(err)->list[ParseProblem]: return [ParseProblem("backend_error", str(err)[:120])]
+def _problem_text(problems)->str: return "; ".join(f"{p.kind}: {p.message}" for p in problems)
+
 def run_delta_critic(llm,  # a `models.llm.LLM` (anything with `.generate(list[Request]) -> list[Result]`)
                      samples:Sequence,  # `DeltaSample`s
                      max_chars:int|None=6000,  # section text shown per chain
@@ -206,17 +214,16 @@ def run_delta_critic(llm,  # a `models.llm.LLM` (anything with `.generate(list[R
                     )->pd.DataFrame:
     "One row per sample: gold, pred, shown sections, parse result and raw answer; failures recorded, never raised."
     prompts = [delta_critic_prompt(s.question, s.sections, max_chars, per_section) for s in samples]
-    reqs = [_make_request(prompt=p, temperature=0.0, max_tokens=max_tokens, stop=["\n\n", "Problem:"]) for p, _ in prompts]
-    results = llm.generate(reqs, progress=progress)
+    results = _ask(llm, prompts, max_tokens, ["\n\n", "Problem:"], progress)
     rows = []
     for s, (_, shown), res in zip(samples, prompts, results):
         err = getattr(res, "error", None)
-        ps = ParsedSections(None, "failed", [ParseProblem("backend_error", str(err)[:120])]) if err \
+        ps = ParsedSections(None, "failed", _backend_problem(err)) if err \
              else parse_section_list(getattr(res, "text", None), shown)
         rows.append(dict(id=s.id, domain=s.domain, generator=s.generator, n_sections=s.n_sections, shown=shown,
                          tokens=s.n_tokens(), gold=sorted(s.gold(include_unuseful)),
                          pred=sorted(ps.sections or ()), parse_ok=ps.ok, rule=ps.rule,
-                         problems="; ".join(f"{p.kind}: {p.message}" for p in ps.problems),
+                         problems=_problem_text(ps.problems),
                          answer=getattr(res, "text", None), error=err))
     return pd.DataFrame(rows)
 
@@ -229,15 +236,14 @@ def run_pb_critic(llm,  # a `models.llm.LLM`
                  )->pd.DataFrame:
     "One row per ProcessBench solution: label, prediction (-2 = unreadable), parse problems, raw answer."
     prompts = [pb_critic_prompt(s.problem, s.steps, max_chars, per_step) for s in samples]
-    reqs = [_make_request(prompt=p, temperature=0.0, max_tokens=max_tokens, stop=["\n", "Problem:"]) for p, _ in prompts]
-    results = llm.generate(reqs, progress=progress)
+    results = _ask(llm, prompts, max_tokens, ["\n", "Problem:"], progress)
     rows = []
     for s, (_, shown), res in zip(samples, prompts, results):
         err = getattr(res, "error", None)
-        val, P = (None, [ParseProblem("backend_error", str(err)[:120])]) if err else parse_first_error(res.text, s.n_steps)
+        val, P = (None, _backend_problem(err)) if err else parse_first_error(res.text, s.n_steps)
         rows.append(dict(id=s.id, subset=s.subset, n_steps=s.n_steps, shown=shown, label=s.label,
                          pred=PARSE_FAILED if val is None else val, parse_ok=val is not None,
-                         problems="; ".join(f"{p.kind}: {p.message}" for p in P),
+                         problems=_problem_text(P),
                          answer=getattr(res, "text", None), error=err))
     return pd.DataFrame(rows)
 
