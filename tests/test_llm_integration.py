@@ -4,6 +4,7 @@
   openai-compatible backend is cached, and a second run is served from the cache with identical results.
 - The embedded model's schema-constrained path yields parseable belief states for every one of 20 prompts.
 """
+import secrets
 import json, subprocess, sys
 
 import pytest
@@ -13,7 +14,7 @@ from reasoning_integrity.models.llamacpp import bounded_schema, gemma3_270m_gguf
 from reasoning_integrity.models.llm import Request, get_llm
 from reasoning_integrity.models.openai_backend import free_port, wait_http
 
-SECRET = "sk-integration-test-secret-0123456789"
+SECRET = "sk-" + secrets.token_hex(16)  # a fresh fake key per run; the tests check it never leaks
 
 
 @pytest.fixture(scope="module")
