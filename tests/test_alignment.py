@@ -111,3 +111,24 @@ def test_warm_rescore_makes_no_forward_pass(tmp_path):
     r = ChainScorer(b, emb).score(refs, chains)
     assert b.n_forward == 0 and b.n_cached > 0
     assert np.isfinite(r.score_truncate[0])
+
+
+def test_decompose_recovers_coefficients_and_keeps_unused_terms():
+    import pandas as pd
+    from reasoning_integrity.metrics.alignment import decompose
+    rng = np.random.default_rng(1)
+    n = 300
+    df = pd.DataFrame(dict(LD=rng.integers(0, 2, n), TS=rng.integers(0, 4, n), RR=0, CR=rng.integers(0, 2, n)))
+    df["alignment_score"] = 100 * (1 - (0.23 * df.LD + 0.76 * df.TS + 0.11 * df.CR + rng.normal(0, 0.01, n)))
+    reg = decompose(df).set_index("term")
+    assert list(reg.index) == ["LD", "TS", "RR", "CR", "R2"]
+    assert np.allclose(reg.loc[["LD", "TS", "CR"], "coef"], [0.23, 0.76, 0.11], atol=0.01)
+    assert np.isnan(reg.loc["RR", "coef"]) and reg.loc["R2", "r2"] == "uncentred" and reg.loc["R2", "coef"] > 0.99
+
+
+def test_semantic_redundancy_changes_the_scos_pick():
+    # one-hot "embeddings" by first letter: 'apples' ~ 'ants' semantically, never exactly
+    E = lambda texts: np.eye(26)[[ord(t[0]) - 97 for t in texts]]
+    chains = [["ants dig", "ants dig", "cats dig"], ["ants dig", "apples fall", "cats dig"]]
+    assert scos_select(chains, mode="rr") == 1                                     # exact: 1 vs 0 repeats
+    assert scos_select(chains, [E(c) for c in chains], mode="rr", rr_threshold=0.9) == 0   # semantic: 1 vs 1 -> first

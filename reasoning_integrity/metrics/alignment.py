@@ -12,9 +12,9 @@ import pandas as pd
 from .divergence import align_dtw
 
 # %% auto #0
-__all__ = ['NLI_LABELS', 'ENT', 'NEU', 'CON', 'EPS', 'POLICIES', 'ERRORS', 'SCOS_MODES', 'semantic_entropy', 'entropy_pairs',
-           'entropy_matrix', 'normalise_entropies', 'ssd', 'alignment_score', 'dtw_matches', 'model_pairs',
-           'align_chain', 'normalise_step', 'logical_disconnection', 'causal_reversal', 'thematic_shift',
+__all__ = ['NLI_LABELS', 'ENT', 'NEU', 'CON', 'EPS', 'NORMS', 'POLICIES', 'ERRORS', 'SCOS_MODES', 'semantic_entropy',
+           'entropy_pairs', 'entropy_matrix', 'normalise_entropies', 'ssd', 'alignment_score', 'dtw_matches',
+           'model_pairs', 'align_chain', 'normalise_step', 'logical_disconnection', 'causal_reversal', 'thematic_shift',
            'redundant_reasoning', 'chain_errors', 'bootstrap_ci', 'error_rates', 'decompose', 'ts_score', 'scos_select',
            'sc_cot_select', 'rel_change_pct']
 
@@ -62,12 +62,17 @@ def _entries(H:np.ndarray, entries:str)->np.ndarray:
     if entries == "offdiag": return H[~np.eye(len(H), dtype=bool)]
     raise ValueError(f"entries must be 'upper' or 'offdiag', not {entries!r}")
 
-def normalise_entropies(v:np.ndarray,  # non-negative entropies
+NORMS = ("sum", "max")
+
+def normalise_entropies(v:np.ndarray,  # non-negative entropies (bits)
                         eps:float=EPS,  # added to every entry before normalising
+                        norm:str="sum",  # "sum": divide by the sum (a distribution); "max": divide by log2(3)
                        )->np.ndarray:
-    "Clip at 0, add `eps`, divide by the sum: a distribution over the pairs."
+    "Clip at 0, add `eps`, then divide by the sum (a distribution over the pairs) or by the maximum entropy log2(3)."
     v = np.clip(np.asarray(v, dtype=float), 0, None) + eps
-    return v / v.sum()
+    if norm == "sum": return v / v.sum()
+    if norm == "max": return v / np.log2(3)
+    raise ValueError(f"norm must be one of {NORMS}, not {norm!r}")
 
 def ssd(H_ref:np.ndarray,  # reference entropy matrix (n, n)
         H:np.ndarray,  # model entropy matrix, same shape (use `align_chain` first when lengths differ)
@@ -75,10 +80,11 @@ def ssd(H_ref:np.ndarray,  # reference entropy matrix (n, n)
         entries:str="upper",  # "upper" (Eq. 4) or "offdiag" (both NLI directions)
         eps:float=EPS,  # smoothing of zero entropies
         base:float=np.e,  # logarithm base of the KL divergence
+        norm:str="sum",  # "sum" (Algorithm 1: KL of distributions) or "max" (Eq. 4 literally, entries / log2 3)
        )->float:
     "Semantic Structural Divergence: KL divergence between the normalised entropy triangles (Eq. 4)."
     if np.shape(H_ref) != np.shape(H): raise ValueError(f"shape mismatch: reference {np.shape(H_ref)} vs model {np.shape(H)}")
-    r, m = normalise_entropies(_entries(H_ref, entries), eps), normalise_entropies(_entries(H, entries), eps)
+    r, m = normalise_entropies(_entries(H_ref, entries), eps, norm), normalise_entropies(_entries(H, entries), eps, norm)
     if len(r) == 0: raise ValueError("a chain needs at least two statements")
     if direction == "ref||model": p, q = r, m
     elif direction == "model||ref": p, q = m, r
@@ -87,7 +93,7 @@ def ssd(H_ref:np.ndarray,  # reference entropy matrix (n, n)
 
 def alignment_score(H_ref:np.ndarray,  # reference entropy matrix (n, n)
                     H:np.ndarray,  # model entropy matrix (n, n)
-                    **kwargs,  # passed to `ssd`: direction, entries, eps, base
+                    **kwargs,  # passed to `ssd`: direction, entries, eps, base, norm
                    )->float:
     "Alignment Score = (1 − SSD) × 100 (Eq. 5)."
     return (1 - ssd(H_ref, H, **kwargs)) * 100
@@ -239,7 +245,7 @@ def error_rates(df:pd.DataFrame,  # one row per chain with columns LD, TS, RR, C
             m, lo, hi = bootstrap_ci((g[e].to_numpy() > 0) * 100.0, n_boot=n_boot)
             row.update({e: m, f"{e}_lo": lo, f"{e}_hi": hi})
         rows.append(row)
-    cols = ([by] if isinstance(by, str) else list(by or [])) + ["n", *ERRORS] + [f"{e}_{s}" for e in ERRORS for s in ("lo", "hi")]
+    cols = ([by] if isinstance(by, str) else list(by or [])) + [*ERRORS, "n"] + [f"{e}_{s}" for e in ERRORS for s in ("lo", "hi")]
     return pd.DataFrame(rows)[cols]
 
 # %% ../../nbs/40_alignment.ipynb #ed434c51
@@ -247,8 +253,10 @@ def decompose(df:pd.DataFrame,  # one row per chain: alignment_score and the err
               errors:Sequence[str]=ERRORS,  # regressors
               score:str="alignment_score",  # column holding S (0–100 scale)
               intercept:bool=False,  # Eq. 6 has none
+              n_boot:int=0,  # > 0: percentile bootstrap 95 % intervals (resampling chains) in ci_low, ci_high
+              seed:int=0,  # RNG seed of the bootstrap
              )->pd.DataFrame:
-    "OLS of 1 − S/100 on the error counts: rows term, coef, se, p; a final 'R2' row (uncentred without intercept)."
+    "OLS of 1 − S/100 on the error counts: rows term, coef, se, p (NaN for unused regressors), then an 'R2' row; columns r2, n."
     import statsmodels.api as sm
     d = df.dropna(subset=[score, *[e for e in errors if e in df]])
     terms = [e for e in errors if e in d and d[e].abs().sum() > 0]
@@ -256,9 +264,22 @@ def decompose(df:pd.DataFrame,  # one row per chain: alignment_score and the err
     if intercept: X = sm.add_constant(X, has_constant="add")
     y = 1 - d[score].astype(float) / 100
     fit = sm.OLS(y, X).fit()
-    out = pd.DataFrame(dict(term=list(X.columns), coef=fit.params.to_numpy(), se=fit.bse.to_numpy(), p=fit.pvalues.to_numpy()))
-    r2 = pd.DataFrame([dict(term="R2" if intercept else "R2_uncentred", coef=fit.rsquared, se=np.nan, p=np.nan)])
-    return pd.concat([out, r2], ignore_index=True).assign(n=int(fit.nobs))
+    est = {t: (fit.params[t], fit.bse[t], fit.pvalues[t]) for t in X.columns}
+    rows = [dict(term=t, coef=c, se=s_, p=p_) for t in (["const"] if intercept else []) + list(errors)
+            for c, s_, p_ in [est.get(t, (np.nan, np.nan, np.nan))]]
+    rows.append(dict(term="R2", coef=fit.rsquared, se=np.nan, p=np.nan))
+    out = pd.DataFrame(rows).assign(r2="centred" if intercept else "uncentred", n=int(fit.nobs))
+    if n_boot:
+        Xa, ya, rng = X.to_numpy(), y.to_numpy(), np.random.default_rng(seed)
+        idx = [rng.integers(0, len(ya), len(ya)) for _ in range(n_boot)]
+        def _fit(i):  # a regressor that is all zero in a resample has no estimate there (not 0)
+            b = np.linalg.lstsq(Xa[i], ya[i], rcond=None)[0]
+            return np.where(np.abs(Xa[i]).sum(0) > 0, b, np.nan)
+        B = np.array([_fit(i) for i in idx])
+        ci = dict(zip(X.columns, zip(np.nanquantile(B, 0.025, 0), np.nanquantile(B, 0.975, 0))))
+        out["ci_low"] = [ci.get(t, (np.nan, np.nan))[0] for t in out.term]
+        out["ci_high"] = [ci.get(t, (np.nan, np.nan))[1] for t in out.term]
+    return out
 
 # %% ../../nbs/40_alignment.ipynb #8b89b67c
 def ts_score(emb:np.ndarray,  # (n, d) statement embeddings of one chain

@@ -224,8 +224,11 @@ def run_chains(llm:Any,  # a `models.llm.LLM`
 METHODS = ("Standard CoT", "SC-CoT", "SCOS-RR", "SCOS-TS")
 
 def select_methods(samples:pd.DataFrame,  # `run_chains` output with k > 0
+                   rr_threshold:float|None=None,  # SCOS-RR: None = exact repeats; else cosine ≥ threshold counts as a repeat
+                   emb:Any=None,  # `emb(texts) -> (n, d)`; needed only with `rr_threshold`
                   )->pd.DataFrame:
     "One row per (pid, method): the chosen sample (or -2 for none) and its columns."
+    if rr_threshold is not None and emb is None: raise ValueError("a semantic rr_threshold needs an embedder")
     out = []
     for pid, g in samples.groupby("pid", sort=False):
         greedy, sm = g[g["sample"] == -1], g[g["sample"] >= 0].sort_values("sample").reset_index(drop=True)
@@ -235,7 +238,10 @@ def select_methods(samples:pd.DataFrame,  # `run_chains` output with k > 0
         for i, (c, t) in enumerate(zip(chains, ts)):
             if c is not None and np.isfinite(t) and (ts_pick is None or t < ts[ts_pick]): ts_pick = i
         picks = {"SC-CoT": sc_cot_select(sm["answer"].tolist()),
-                 "SCOS-RR": scos_select(chains, mode="rr"), "SCOS-TS": ts_pick}
+                 "SCOS-RR": scos_select(chains, None if rr_threshold is None else
+                                        [None if c is None else np.asarray(emb(list(c))) for c in chains],
+                                        mode="rr", rr_threshold=rr_threshold),
+                 "SCOS-TS": ts_pick}
         for m in METHODS:
             if m == "Standard CoT": row = greedy.iloc[0] if len(greedy) else None
             else: row = None if picks[m] is None else sm.iloc[picks[m]]
@@ -260,7 +266,8 @@ def method_table(selected:pd.DataFrame,  # `select_methods` output
     t = pd.DataFrame(rows)
     base = t.loc[t.method == "Standard CoT", "alignment_score"].iloc[0]
     t["rel_change_pct"] = [rel_change_pct(v, base) for v in t["alignment_score"]]
-    return t
+    first = ["model", "method", "n", "alignment_score", "accuracy", "rel_change_pct"]   # Table 4's columns first
+    return t[first + [c for c in t.columns if c not in first]]
 
 # %% ../../nbs/42_scos.ipynb #29a4e096
 _STOPWORDS = frozenset("a an the of to in on at for by with and or is are was were be been it its this that these those as from so do does did".split())
@@ -287,4 +294,6 @@ class OverlapNLI:
             e, k = 0.05 + 0.9 * c * (1 - g), 0.05 + 0.9 * c * g
             out.append([e, max(0.0, 1 - e - k), k])
         return np.array(out).reshape(-1, 3)
-    def describe(self)->dict: return {"model": "OverlapNLI (lexical heuristic, no training)"}
+    def describe(self)->dict:
+        "What scored: the heuristic's name (it has no held-out accuracy)."
+        return {"model": "OverlapNLI (lexical heuristic, no training)"}
