@@ -242,7 +242,7 @@ def card_markdown(card:dict, # the content of model_card.json
 # %% ../../nbs/27_nli_train.ipynb #af48587a
 def build_nli(force:bool=False, # rebuild even when the model exists
               out:str|Path|None=None, # target folder; None: `cache_dir('models/nli-minilm')`, where NLIScorer() looks
-              epochs:int=1, # training epochs (with more than one, the best on dev is kept)
+              epochs:int=2, # training epochs (with more than one, the best on dev is kept)
               sick:bool=True, # train and evaluate on SICK (CC BY-NC-SA: non-commercial); False for commercial use
               mnli_test_frac:float=0.4, # share of MNLI pairIDs held out
               dev_per_source:int=300, # model-selection pairs per source
