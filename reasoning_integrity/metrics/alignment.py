@@ -10,12 +10,13 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 from .divergence import align_dtw
+from .bootstrap import estimate_ci
 
 # %% auto #0
 __all__ = ['NLI_LABELS', 'ENT', 'NEU', 'CON', 'EPS', 'NORMS', 'POLICIES', 'ERRORS', 'SCOS_MODES', 'semantic_entropy',
            'entropy_pairs', 'entropy_matrix', 'normalise_entropies', 'ssd', 'alignment_score', 'dtw_matches',
            'model_pairs', 'align_chain', 'normalise_step', 'logical_disconnection', 'causal_reversal', 'thematic_shift',
-           'redundant_reasoning', 'chain_errors', 'bootstrap_ci', 'error_rates', 'decompose', 'ts_score', 'scos_select',
+           'redundant_reasoning', 'chain_errors', 'error_rates', 'decompose', 'ts_score', 'scos_select',
            'sc_cot_select', 'rel_change_pct']
 
 # %% ../../nbs/40_alignment.ipynb #b723cf06
@@ -217,20 +218,6 @@ def chain_errors(steps:Sequence[str],  # statements of the chain, conclusion las
     return dict(LD=logical_disconnection(p_last_concl), TS=thematic_shift(emb, tau),
                 RR=redundant_reasoning(steps, emb, rr_threshold), CR=causal_reversal(p_concl_last))
 
-def bootstrap_ci(x:Sequence[float],  # per-item values
-                 stat:Callable=np.mean,  # statistic of a resample
-                 n_boot:int=2000,  # bootstrap resamples
-                 level:float=0.95,  # coverage of the percentile interval
-                 seed:int=0,  # RNG seed
-                )->tuple[float, float, float]:
-    "(statistic, low, high): percentile bootstrap interval; NaNs for an empty sample."
-    x = np.asarray(x, dtype=float)
-    if len(x) == 0: return (np.nan, np.nan, np.nan)
-    rng = np.random.default_rng(seed)
-    boots = np.array([stat(x[rng.integers(0, len(x), len(x))]) for _ in range(n_boot)])
-    a = (1 - level) / 2
-    return float(stat(x)), float(np.quantile(boots, a)), float(np.quantile(boots, 1 - a))
-
 def error_rates(df:pd.DataFrame,  # one row per chain with columns LD, TS, RR, CR (+ grouping columns)
                 by:str|list[str]|None=None,  # grouping column(s), e.g. "depth"
                 n_boot:int=2000,  # bootstrap resamples for the intervals
@@ -242,7 +229,7 @@ def error_rates(df:pd.DataFrame,  # one row per chain with columns LD, TS, RR, C
         key = key if isinstance(key, tuple) else (key,)
         row = dict(zip([by] if isinstance(by, str) else (by or []), key), n=len(g))
         for e in ERRORS:
-            m, lo, hi = bootstrap_ci((g[e].to_numpy() > 0) * 100.0, n_boot=n_boot)
+            m, lo, hi = estimate_ci((g[e].to_numpy() > 0) * 100.0, n_boot=n_boot)
             row.update({e: m, f"{e}_lo": lo, f"{e}_hi": hi})
         rows.append(row)
     cols = ([by] if isinstance(by, str) else list(by or [])) + [*ERRORS, "n"] + [f"{e}_{s}" for e in ERRORS for s in ("lo", "hi")]

@@ -5,14 +5,15 @@
 # %% ../../nbs/52_error_detection_metrics.ipynb #87577ea9
 from __future__ import annotations
 from dataclasses import dataclass, asdict
+from .bootstrap import bootstrap_ci  # the one percentile bootstrap of the project
 from typing import Callable, Iterable, Sequence
 import math
 import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['PRF', 'drop_beyond_max', 'sample_prf', 'detection_scores', 'bootstrap_ci', 'zscore_threshold', 'zscore_predict',
-           'lowest_k', 'hit_rate_at_k', 'score_all', 'processbench_scores', 'first_below', 'best_f1_threshold']
+__all__ = ['PRF', 'drop_beyond_max', 'sample_prf', 'detection_scores', 'zscore_threshold', 'zscore_predict', 'lowest_k',
+           'hit_rate_at_k', 'score_all', 'processbench_scores', 'first_below', 'best_f1_threshold']
 
 # %% ../../nbs/52_error_detection_metrics.ipynb #8bcd26eb
 @dataclass
@@ -70,19 +71,6 @@ def detection_scores(preds:Sequence[Iterable[int]],  # per sample: predicted err
                 recall=float(np.mean([r.recall for r in rs])), macro_f1=float(np.mean([r.f1 for r in rs])),
                 micro_precision=mic.precision, micro_recall=mic.recall, micro_f1=mic.f1,
                 per_sample_f1=[r.f1 for r in rs])
-
-# %% ../../nbs/52_error_detection_metrics.ipynb #f3f773d5
-def bootstrap_ci(values:Sequence[float],  # per-sample values (e.g. per-sample F1)
-                 n_boot:int=1000,  # bootstrap resamples
-                 alpha:float=0.05,  # 1 - confidence level
-                 seed:int=0,  # RNG seed
-                )->tuple[float, float]:
-    "Percentile bootstrap interval of the mean of `values`; (nan, nan) when empty."
-    v = np.asarray(values, float)
-    if v.size == 0: return (np.nan, np.nan)
-    rng = np.random.default_rng(seed)
-    means = v[rng.integers(0, v.size, (n_boot, v.size))].mean(1)
-    return float(np.quantile(means, alpha / 2)), float(np.quantile(means, 1 - alpha / 2))
 
 # %% ../../nbs/52_error_detection_metrics.ipynb #dd1e3bc7
 def zscore_threshold(scores:Sequence[float],  # one sample's section scores (higher = more likely correct)

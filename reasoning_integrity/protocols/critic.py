@@ -253,7 +253,8 @@ def critic_table(runs:pd.DataFrame,  # rows from `run_delta_critic` (may hold se
                  drop_beyond:bool=False,  # DeltaBench script's drop-beyond-max rule
                 )->pd.DataFrame:
     "Precision, recall, macro/micro F1 (with a bootstrap CI of the macro F1) per group."
-    from reasoning_integrity.metrics.error_detection import detection_scores, bootstrap_ci
+    from reasoning_integrity.metrics.error_detection import detection_scores
+    from reasoning_integrity.metrics.bootstrap import bootstrap_ci
     by = [b for b in by if b in runs.columns]
     def one(g):
         d = detection_scores(list(g.pred), list(g.gold), drop_beyond)

@@ -9,13 +9,14 @@ import numpy as np
 import pandas as pd
 from ..core import BeliefState, Trajectory
 from ..datasets.rep_tasks import RepTask, answer_matches
+from ..metrics.bootstrap import bootstrap_ci
 from ..metrics.divergence import divergence, structural_delta, probabilistic_delta
 from ..metrics.complexity import complexity
 from .rep import RepRecord, final_answer, STAGES
 
 # %% auto #0
-__all__ = ['TABLE1_COLUMNS', 'measure_trajectory', 'measure_records', 'bootstrap_ci', 'stage_table', 'paired_view',
-           'paired_summary', 'stability_frame', 'delta_table', 'problem_counts']
+__all__ = ['TABLE1_COLUMNS', 'measure_trajectory', 'measure_records', 'stage_table', 'paired_view', 'paired_summary',
+           'stability_frame', 'delta_table', 'problem_counts']
 
 # %% ../../nbs/63_rep_measure.ipynb #61513e8d
 def measure_trajectory(T: Trajectory,  # the stage's trajectory
@@ -66,22 +67,6 @@ def measure_records(records: list[RepRecord],  # REP run records
     df = pd.DataFrame(rows)
     df["stage"] = pd.Categorical(df["stage"], categories=list(stages), ordered=True)
     return df
-
-# %% ../../nbs/63_rep_measure.ipynb #e382665c
-def bootstrap_ci(x,  # per-problem values (NaN ignored)
-                 stat: Callable=np.mean,  # the statistic
-                 n_boot: int=2000,  # resamples
-                 level: float=0.95,  # coverage
-                 seed: int=0,  # resampling seed
-                ) -> tuple[float, float]:
-    "Percentile bootstrap interval of `stat(x)`; (nan, nan) for fewer than 2 values."
-    x = np.asarray(x, dtype=float); x = x[np.isfinite(x)]
-    if len(x) < 2: return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(x), size=(n_boot, len(x)))
-    vals = np.apply_along_axis(stat, 1, x[idx]) if stat is not np.mean else x[idx].mean(1)
-    a = (1 - level) / 2
-    return float(np.quantile(vals, a)), float(np.quantile(vals, 1 - a))
 
 # %% ../../nbs/63_rep_measure.ipynb #b3723dce
 TABLE1_COLUMNS = ["stage", "n", "accuracy", "D", "D_normalized", "C", "score", "ci_low_score", "ci_high_score"]

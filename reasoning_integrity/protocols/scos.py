@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from ..core import ParseProblem
 from ..metrics.alignment import (entropy_pairs, entropy_matrix, align_chain, alignment_score, dtw_matches, model_pairs,
-    chain_errors, ts_score, redundant_reasoning, scos_select, sc_cot_select, rel_change_pct, bootstrap_ci, POLICIES)
+    chain_errors, ts_score, redundant_reasoning, scos_select, sc_cot_select, rel_change_pct, POLICIES)
+from ..metrics.bootstrap import estimate_ci
 
 # %% auto #0
 __all__ = ['LETTERS', 'STOP', 'METHODS', 'ChainParse', 'extract_chain', 'ChainScorer', 'format_question', 'format_chain',
@@ -259,8 +260,8 @@ def method_table(selected:pd.DataFrame,  # `select_methods` output
     for m in METHODS:
         g = selected[selected["method"] == m]
         s = g.get(f"score_{policy}", pd.Series(dtype=float)).dropna().to_numpy(dtype=float)
-        a, alo, ahi = bootstrap_ci(s, n_boot=n_boot)
-        c, clo, chi = bootstrap_ci(100.0 * g["correct"].to_numpy(dtype=float), n_boot=n_boot)
+        a, alo, ahi = estimate_ci(s, n_boot=n_boot)
+        c, clo, chi = estimate_ci(100.0 * g["correct"].to_numpy(dtype=float), n_boot=n_boot)
         rows.append(dict(model=model, method=m, policy=policy, n=len(s), n_questions=len(g), alignment_score=a,
                          ci_low=alo, ci_high=ahi, accuracy=c, acc_ci_low=clo, acc_ci_high=chi))
     t = pd.DataFrame(rows)

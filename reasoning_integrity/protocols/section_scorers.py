@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from ..core import ParseProblem
 from ..metrics.error_detection import (detection_scores, hit_rate_at_k, zscore_predict, first_below,
-                                                        best_f1_threshold, processbench_scores, bootstrap_ci)
+                                                        best_f1_threshold, processbench_scores)
+from ..metrics.bootstrap import bootstrap_ci
 
 # %% auto #0
 __all__ = ['JUDGE_EXAMPLES', 'YES', 'NO', 'SectionScorer', 'items_of', 'RandomScorer', 'PositionScorer', 'LengthScorer',
