@@ -44,11 +44,13 @@ class Report:
               name:str,              # file stem: tables/<name>.csv and .md
               note:str|None=None,    # a sentence saying what the table shows (goes into the .md)
               floatfmt:str=".4g",    # number format of the Markdown copy (the CSV keeps full precision)
+              markdown:bool=True,    # also write the Markdown copy (off for wide per-item tables)
              )->pd.DataFrame:
         "Write `df` as CSV and Markdown; returns it for display."
         df.to_csv(self.dir / "tables" / f"{name}.csv", index=False)
-        md = (f"{note}\n\n" if note else "") + df.to_markdown(index=False, floatfmt=floatfmt) + "\n"
-        (self.dir / "tables" / f"{name}.md").write_text(md)
+        if markdown:
+            md = (f"{note}\n\n" if note else "") + df.to_markdown(index=False, floatfmt=floatfmt) + "\n"
+            (self.dir / "tables" / f"{name}.md").write_text(md)
         self.tables.append(dict(name=name, rows=len(df), columns=list(map(str, df.columns)), note=note))
         return df
 

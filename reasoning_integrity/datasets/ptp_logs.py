@@ -12,7 +12,7 @@ from .bbh import PTP_TASKS
 
 # %% auto #0
 __all__ = ['TEST_LOGS', 'ANNOTATIONS', 'TASK_NAME_FIXES', 'tune_log_path', 'LogExample', 'PTPLog', 'parse_log', 'load_log',
-           'load_tune_logs', 'load_programs', 'load_annotations']
+           'load_tune_logs', 'load_programs', 'load_annotations', 'match_annotations']
 
 # %% ../../nbs/32_ptp_logs.ipynb #3c6cd51f
 _SONNET = "doctest-prompting/annotated-logs/anthropic-claude-3-sonnet-20240229"
@@ -189,3 +189,34 @@ def load_annotations() -> pd.DataFrame:
     d["task"] = [TASK_NAME_FIXES.get(t, t if t in PTP_TASKS else None) for t in typed]
     d["index"] = pd.to_numeric(d["index"], errors="coerce").astype("Int64")
     return d
+
+# %% ../../nbs/32_ptp_logs.ipynb #f000564d
+def _flat(s: str) -> str: return " ".join(str(s).split())
+
+def _shingles(s: str, k: int=3) -> set:
+    w = _flat(s).split()
+    return {" ".join(w[i:i + k]) for i in range(max(len(w) - k + 1, 1))} if w else set()
+
+def match_annotations(ann: pd.DataFrame|None=None,  # `load_annotations()` (default: loaded)
+                      logs: dict[str, PTPLog]|None=None,  # tune logs by task (default: `load_tune_logs()` of the annotated tasks)
+                      min_similarity: float=0.5,  # below this a row is left unmatched
+                     ) -> pd.DataFrame:
+    "One row per annotation: row, task, typed_index, matched_index (1-based log index or <NA>), similarity, exact, index_agrees."
+    ann = load_annotations() if ann is None else ann
+    logs = logs if logs is not None else load_tune_logs(sorted(ann.task.dropna().unique()))
+    cache = {t: [(e.index, _flat(e.output), _shingles(e.output)) for e in lg.examples] for t, lg in logs.items()}
+    rows = []
+    for i, r in ann.reset_index(drop=True).iterrows():
+        best = (None, 0.0, False)
+        out, sh = _flat(r.output), _shingles(r.output)
+        for idx, flat, s2 in cache.get(r.task, []):
+            if out and flat == out: best = (idx, 1.0, True); break
+            sim = len(sh & s2) / len(sh | s2) if sh or s2 else 0.0
+            if sim > best[1]: best = (idx, sim, False)
+        idx = best[0] if best[1] >= min_similarity else None
+        typed = r["index"]
+        rows.append(dict(row=i, task=r.task, typed_index=typed, matched_index=idx, similarity=best[1], exact=best[2],
+                         index_agrees=bool(idx is not None and pd.notna(typed) and int(typed) == idx)))
+    out = pd.DataFrame(rows)
+    out["matched_index"] = out["matched_index"].astype("Int64")
+    return out

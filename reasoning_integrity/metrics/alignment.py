@@ -13,11 +13,13 @@ from .divergence import align_dtw
 from .bootstrap import estimate_ci
 
 # %% auto #0
-__all__ = ['NLI_LABELS', 'ENT', 'NEU', 'CON', 'EPS', 'NORMS', 'POLICIES', 'ERRORS', 'SCOS_MODES', 'semantic_entropy',
-           'entropy_pairs', 'entropy_matrix', 'normalise_entropies', 'ssd', 'alignment_score', 'dtw_matches',
-           'model_pairs', 'align_chain', 'normalise_step', 'logical_disconnection', 'causal_reversal', 'thematic_shift',
-           'redundant_reasoning', 'chain_errors', 'error_rates', 'decompose', 'ts_score', 'scos_select',
-           'sc_cot_select', 'rel_change_pct']
+__all__ = ['NLI_LABELS', 'ENT', 'NEU', 'CON', 'EPS', 'NORMS', 'POLICIES', 'ERRORS', 'PAPER_MODELS', 'PAPER_TABLE2',
+           'PAPER_TABLE3', 'PAPER_TABLE5', 'SCOS_MODES', 'semantic_entropy', 'entropy_pairs', 'entropy_matrix',
+           'normalise_entropies', 'generalised_kl', 'ssd', 'alignment_score', 'dtw_matches', 'model_pairs',
+           'align_chain', 'coverage_score', 'dtw_alignment', 'embedding_cost', 'entailment_cost', 'hybrid_cost',
+           'normalise_step', 'logical_disconnection', 'causal_reversal', 'thematic_shift', 'redundant_reasoning',
+           'chain_errors', 'error_rates', 'decompose', 'paper_table5_refit', 'ts_score', 'scos_select', 'sc_cot_select',
+           'rel_change_pct']
 
 # %% ../../nbs/40_alignment.ipynb #b723cf06
 NLI_LABELS = ("entailment", "neutral", "contradiction")  # column order of every NLI probability array here
@@ -75,28 +77,37 @@ def normalise_entropies(v:np.ndarray,  # non-negative entropies (bits)
     if norm == "max": return v / np.log2(3)
     raise ValueError(f"norm must be one of {NORMS}, not {norm!r}")
 
+def generalised_kl(p:np.ndarray,  # non-negative vector (strictly positive where q is)
+                   q:np.ndarray,  # non-negative vector, same shape, strictly positive
+                   base:float=np.e,  # logarithm base
+                  )->float:
+    "Σ p log(p/q) − p + q: ≥ 0 for any non-negative vectors, equal to KL(p‖q) when both sum to 1."
+    p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    return float(np.sum(p * np.log(p / q) - p + q) / np.log(base))
+
 def ssd(H_ref:np.ndarray,  # reference entropy matrix (n, n)
         H:np.ndarray,  # model entropy matrix, same shape (use `align_chain` first when lengths differ)
         direction:str="ref||model",  # "ref||model" = Eq. 4 (default); "model||ref" = Algorithm 1
         entries:str="upper",  # "upper" (Eq. 4) or "offdiag" (both NLI directions)
         eps:float=EPS,  # smoothing of zero entropies
         base:float=np.e,  # logarithm base of the KL divergence
-        norm:str="sum",  # "sum" (Algorithm 1: KL of distributions) or "max" (Eq. 4 literally, entries / log2 3)
+        norm:str="sum",  # "sum" (Algorithm 1: KL of distributions) or "max" (entries / log2 3, generalised KL)
        )->float:
-    "Semantic Structural Divergence: KL divergence between the normalised entropy triangles (Eq. 4)."
+    "Semantic Structural Divergence: KL divergence between the normalised entropy triangles (Eq. 4); ≥ 0 under both norms."
     if np.shape(H_ref) != np.shape(H): raise ValueError(f"shape mismatch: reference {np.shape(H_ref)} vs model {np.shape(H)}")
     r, m = normalise_entropies(_entries(H_ref, entries), eps, norm), normalise_entropies(_entries(H, entries), eps, norm)
     if len(r) == 0: raise ValueError("a chain needs at least two statements")
     if direction == "ref||model": p, q = r, m
     elif direction == "model||ref": p, q = m, r
     else: raise ValueError(f"direction must be 'ref||model' or 'model||ref', not {direction!r}")
+    if norm == "max": return generalised_kl(p, q, base)   # the scaled vectors are not distributions
     return float(np.sum(p * np.log(p / q)) / np.log(base))
 
 def alignment_score(H_ref:np.ndarray,  # reference entropy matrix (n, n)
                     H:np.ndarray,  # model entropy matrix (n, n)
                     **kwargs,  # passed to `ssd`: direction, entries, eps, base, norm
                    )->float:
-    "Alignment Score = (1 − SSD) × 100 (Eq. 5)."
+    "Alignment Score = (1 − SSD) × 100 (Eq. 5): at most 100, unbounded below."
     return (1 - ssd(H_ref, H, **kwargs)) * 100
 
 # %% ../../nbs/40_alignment.ipynb #6f9bf0fe
@@ -160,6 +171,51 @@ def align_chain(H_ref:np.ndarray,  # reference entropy matrix (n, n)
                 out[i, j] = float(np.mean(vals)) if vals else 0.0
         return out
     raise ValueError(f"policy must be one of {POLICIES}, not {policy!r}")
+
+# %% ../../nbs/40_alignment.ipynb #7cb8174f
+def coverage_score(E_mr:np.ndarray,  # (m, n) P(entailment), premise = model statement k, hypothesis = reference statement i
+                   E_rm:np.ndarray,  # (n, m) P(entailment), premise = reference statement i, hypothesis = model statement k
+                  )->dict:
+    "Bidirectional entailment coverage: recall R, precision P and score = 100·F1 ∈ [0, 100]."
+    E_mr, E_rm = np.asarray(E_mr, dtype=float), np.asarray(E_rm, dtype=float)
+    if E_mr.ndim != 2 or E_rm.shape != E_mr.T.shape or 0 in E_mr.shape:
+        raise ValueError(f"need E_mr (m, n) and E_rm (n, m) with m, n ≥ 1; got {E_mr.shape} and {E_rm.shape}")
+    R, P = float(E_mr.max(0).mean()), float(E_rm.max(0).mean())
+    return dict(recall=R, precision=P, score=100 * (2 * P * R / (P + R) if P + R > 0 else 0.0))
+
+def dtw_alignment(cost:np.ndarray,  # (n, m) cost in [0, 1] between reference statement i and model statement k
+                  align:Callable|None=None,  # cost matrix -> [(i, k)] path; default `metrics.divergence.align_dtw`
+                 )->float:
+    "100 × (1 − mean cost along the DTW path): ∈ [0, 100] for costs in [0, 1]."
+    cost = np.asarray(cost, dtype=float)
+    if cost.ndim != 2 or 0 in cost.shape: raise ValueError(f"cost must be a non-empty (n, m) matrix, got {cost.shape}")
+    if np.nanmin(cost) < 0 or np.nanmax(cost) > 1: raise ValueError("costs must lie in [0, 1]")
+    path = (align or align_dtw)(cost)
+    return float(100 * (1 - np.mean([cost[i, k] for i, k in path])))
+
+def embedding_cost(E_ref:np.ndarray,  # (n, d) reference statement embeddings
+                   E_model:np.ndarray,  # (m, d) model statement embeddings
+                  )->np.ndarray:
+    "(n, m) cost 1 − max(0, cos) between reference and model statements."
+    a = np.asarray(E_ref, dtype=float); b = np.asarray(E_model, dtype=float)
+    a = a / np.clip(np.linalg.norm(a, axis=1, keepdims=True), 1e-12, None)
+    b = b / np.clip(np.linalg.norm(b, axis=1, keepdims=True), 1e-12, None)
+    return 1 - np.clip(a @ b.T, 0, 1)
+
+def entailment_cost(E_mr:np.ndarray,  # (m, n) P(entailment), model ⊨ reference
+                    E_rm:np.ndarray,  # (n, m) P(entailment), reference ⊨ model
+                   )->np.ndarray:
+    "(n, m) cost 1 − mean of the two entailment directions."
+    return 1 - (np.asarray(E_rm, dtype=float) + np.asarray(E_mr, dtype=float).T) / 2
+
+def hybrid_cost(E_mr:np.ndarray,  # (m, n) P(entailment), model ⊨ reference
+                E_rm:np.ndarray,  # (n, m) P(entailment), reference ⊨ model
+                E_ref:np.ndarray,  # (n, d) reference statement embeddings
+                E_model:np.ndarray,  # (m, d) model statement embeddings
+                w:float=0.5,  # weight of the entailment cost
+               )->np.ndarray:
+    "(n, m) cost w·entailment_cost + (1 − w)·embedding_cost, in [0, 1]."
+    return w * entailment_cost(E_mr, E_rm) + (1 - w) * embedding_cost(E_ref, E_model)
 
 # %% ../../nbs/40_alignment.ipynb #4d512bde
 def normalise_step(s:str,  # one reasoning step
@@ -243,7 +299,7 @@ def decompose(df:pd.DataFrame,  # one row per chain: alignment_score and the err
               n_boot:int=0,  # > 0: percentile bootstrap 95 % intervals (resampling chains) in ci_low, ci_high
               seed:int=0,  # RNG seed of the bootstrap
              )->pd.DataFrame:
-    "OLS of 1 − S/100 on the error counts: rows term, coef, se, p (NaN for unused regressors), then an 'R2' row; columns r2, n."
+    "OLS of 1 − S/100 on the error counts: rows term, coef, se, p (NaN for unused regressors), then an 'R2' row; columns r2, n, r2_uncentred, r2_centred."
     import statsmodels.api as sm
     d = df.dropna(subset=[score, *[e for e in errors if e in df]])
     terms = [e for e in errors if e in d and d[e].abs().sum() > 0]
@@ -255,7 +311,10 @@ def decompose(df:pd.DataFrame,  # one row per chain: alignment_score and the err
     rows = [dict(term=t, coef=c, se=s_, p=p_) for t in (["const"] if intercept else []) + list(errors)
             for c, s_, p_ in [est.get(t, (np.nan, np.nan, np.nan))]]
     rows.append(dict(term="R2", coef=fit.rsquared, se=np.nan, p=np.nan))
-    out = pd.DataFrame(rows).assign(r2="centred" if intercept else "uncentred", n=int(fit.nobs))
+    rss = float(np.sum(fit.resid ** 2))
+    out = pd.DataFrame(rows).assign(r2="centred" if intercept else "uncentred", n=int(fit.nobs),
+                                    r2_uncentred=1 - rss / float(np.sum(y ** 2)),
+                                    r2_centred=1 - rss / float(np.sum((y - y.mean()) ** 2)))
     if n_boot:
         Xa, ya, rng = X.to_numpy(), y.to_numpy(), np.random.default_rng(seed)
         idx = [rng.integers(0, len(ya), len(ya)) for _ in range(n_boot)]
@@ -267,6 +326,30 @@ def decompose(df:pd.DataFrame,  # one row per chain: alignment_score and the err
         out["ci_low"] = [ci.get(t, (np.nan, np.nan))[0] for t in out.term]
         out["ci_high"] = [ci.get(t, (np.nan, np.nan))[1] for t in out.term]
     return out
+
+# %% ../../nbs/40_alignment.ipynb #3f27b203
+PAPER_MODELS = ("GPT-Neo-2.7B", "Falcon-7B", "LLaMA-13B", "GPT-3.5-turbo", "GPT-4")
+PAPER_TABLE2 = pd.DataFrame(  # % of chains with each error, by depth and model (the paper's Table 2)
+    [(1, m, *v) for m, v in zip(PAPER_MODELS, [(49.80, 25.40, 34.80, 16.40), (39.00, 23.50, 18.20, 14.50),
+        (13.00, 54.60, 1.50, 10.90), (33.60, 27.90, 1.90, 7.90), (44.70, 24.70, 0.00, 4.50)])] +
+    [(2, m, *v) for m, v in zip(PAPER_MODELS, [(50.25, 7.54, 0.00, 41.21), (65.71, 23.12, 0.09, 18.57),
+        (51.46, 13.50, 0.00, 13.58), (16.13, 52.66, 0.02, 15.87), (12.80, 59.47, 0.00, 17.94)])] +
+    [(3, m, *v) for m, v in zip(PAPER_MODELS, [(8.25, 2.24, 19.55, 3.91), (19.47, 25.02, 23.42, 29.88),
+        (4.00, 65.20, 0.00, 20.80), (34.38, 63.14, 0.55, 4.09), (14.46, 72.15, 3.08, 3.54)])],
+    columns=["depth", "model", "LD", "TS", "RR", "CR"])
+PAPER_TABLE3 = pd.DataFrame(  # Alignment Score by model and depth (the paper's Table 3)
+    [(m, d, v) for m, vs in zip(PAPER_MODELS, [(45.94, 71.62, 23.91), (49.93, 71.17, 25.49), (57.89, 73.88, 25.71),
+        (57.28, 74.36, 31.36), (50.35, 74.84, 28.93)]) for d, v in zip((1, 2, 3), vs)],
+    columns=["model", "depth", "alignment_score"])
+PAPER_TABLE5 = dict(LD=0.23, TS=0.76, RR=1.50, CR=0.11, R2=0.87)  # the paper's impact coefficients and R²
+
+def paper_table5_refit(intercept:bool=False,  # Eq. 6 has none
+                      )->pd.DataFrame:
+    "Eq. 6 fitted to the paper's 15 model × depth cells (Table 2 rates as fractions, Table 3 scores), beside Table 5."
+    cells = PAPER_TABLE2.merge(PAPER_TABLE3, on=["model", "depth"])
+    cells[list(ERRORS)] = cells[list(ERRORS)] / 100
+    out = decompose(cells, intercept=intercept)
+    return out.assign(paper=[PAPER_TABLE5.get(t, np.nan) for t in out.term], unit="cell (model × depth), rates as fractions")
 
 # %% ../../nbs/40_alignment.ipynb #8b89b67c
 def ts_score(emb:np.ndarray,  # (n, d) statement embeddings of one chain

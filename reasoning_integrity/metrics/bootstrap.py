@@ -11,28 +11,54 @@ import numpy as np
 __all__ = ['bootstrap_ci', 'estimate_ci']
 
 # %% ../../nbs/13_bootstrap.ipynb #30b3c20a
-def bootstrap_ci(x:Sequence[float],      # per-item values (non-finite ones are dropped)
-                 stat:Callable=np.mean,  # statistic of a resample (np.mean is vectorised)
+def _rows(x:np.ndarray)->np.ndarray:
+    "Finite rows of a 1-D or 2-D array (a 2-D row with any non-finite value is dropped)."
+    return x[np.isfinite(x)] if x.ndim == 1 else x[np.isfinite(x).all(axis=tuple(range(1, x.ndim)))]
+
+def bootstrap_ci(x:Sequence[float]|np.ndarray,  # per-item values (n,), or one row per item (n, k); non-finite rows are dropped
+                 stat:Callable=np.mean,  # statistic of a resample (np.mean on 1-D data is vectorised)
                  n_boot:int=2000,        # bootstrap resamples
                  level:float=0.95,       # coverage of the percentile interval
                  seed:int=0,             # RNG seed
-                 min_n:int=2,            # fewer finite values than this give (nan, nan)
+                 min_n:int=2,            # fewer finite rows (or clusters) than this give (nan, nan)
+                 groups:Sequence|None=None,  # cluster of each item: resample clusters, not items
+                 vectorised:bool=False,  # `stat` maps a stack (n_boot, n, ...) to n_boot values (no `groups`)
                 )->tuple[float, float]:
-    "Percentile bootstrap interval `(low, high)` of `stat(x)`."
+    "Percentile bootstrap interval `(low, high)` of `stat(x)`, resampling items (rows) or whole clusters."
     x = np.asarray(x, dtype=float)
-    x = x[np.isfinite(x)]
-    if len(x) < max(min_n, 1): return float("nan"), float("nan")
-    idx = np.random.default_rng(seed).integers(0, len(x), size=(n_boot, len(x)))
-    vals = x[idx].mean(1) if stat is np.mean else np.apply_along_axis(stat, 1, x[idx])
+    if groups is not None:
+        g = np.asarray(groups)
+        if len(g) != len(x): raise ValueError(f"{len(g)} group labels for {len(x)} items")
+        keep = np.isfinite(x) if x.ndim == 1 else np.isfinite(x).all(axis=tuple(range(1, x.ndim)))
+        x, g = x[keep], g[keep]
+        _, inv = np.unique(g, return_inverse=True)
+        members = [np.flatnonzero(inv == c) for c in range(inv.max() + 1)] if len(inv) else []
+        if len(members) < max(min_n, 1): return float("nan"), float("nan")
+        draws = np.random.default_rng(seed).integers(0, len(members), size=(n_boot, len(members)))
+        vals = np.array([stat(x[np.concatenate([members[c] for c in row])]) for row in draws], dtype=float)
+    else:
+        x = _rows(x)
+        if len(x) < max(min_n, 1): return float("nan"), float("nan")
+        idx = np.random.default_rng(seed).integers(0, len(x), size=(n_boot, len(x)))
+        if stat is np.mean and x.ndim == 1: vals = x[idx].mean(1)
+        elif vectorised: vals = np.asarray(stat(x[idx]), dtype=float)
+        elif x.ndim == 1: vals = np.apply_along_axis(stat, 1, x[idx])
+        else: vals = np.array([stat(x[i]) for i in idx], dtype=float)
+    vals = vals[np.isfinite(vals)]   # a resample can leave a statistic undefined (e.g. an AUROC with one class)
+    if not len(vals): return float("nan"), float("nan")
     a = (1 - level) / 2
     return float(np.quantile(vals, a)), float(np.quantile(vals, 1 - a))
 
-def estimate_ci(x:Sequence[float],      # per-item values (non-finite ones are dropped)
+def estimate_ci(x:Sequence[float]|np.ndarray,  # per-item values, or rows (n, k); non-finite rows are dropped
                 stat:Callable=np.mean,  # the statistic
-                **kw,                   # passed to `bootstrap_ci` (n_boot, level, seed, min_n)
+                **kw,                   # passed to `bootstrap_ci` (n_boot, level, seed, min_n, groups, vectorised)
                )->tuple[float, float, float]:
-    "`(estimate, low, high)`: the statistic of the finite values and its `bootstrap_ci`."
+    "`(estimate, low, high)`: the statistic of the finite values (rows) and its `bootstrap_ci`."
     v = np.asarray(x, dtype=float)
-    v = v[np.isfinite(v)]
+    if kw.get("groups") is not None:
+        keep = np.isfinite(v) if v.ndim == 1 else np.isfinite(v).all(axis=tuple(range(1, v.ndim)))
+        est = float(stat(v[keep])) if keep.any() else float("nan")
+        return (est, *bootstrap_ci(v, stat, **kw))
+    v = _rows(v)
     est = float(stat(v)) if len(v) else float("nan")
     return (est, *bootstrap_ci(v, stat, **kw))

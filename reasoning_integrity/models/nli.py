@@ -14,7 +14,7 @@ from .cache import ArrayStore, cached_arrays
 
 # %% auto #0
 __all__ = ['LABELS', 'label_columns', 'NLIModelMissing', 'default_nli_path', 'model_identity', 'forward_probs', 'NLIScorer',
-           'make_tiny_nli_model']
+           'make_tiny_nli_model', 'ScriptedNLI']
 
 # %% ../../nbs/26_nli.ipynb #b030c466
 LABELS = ("entailment", "neutral", "contradiction")
@@ -201,3 +201,33 @@ def make_tiny_nli_model(out:str|Path, # folder to write the model to
     BertForSequenceClassification(cfg).eval().save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+# %% ../../nbs/26_nli.ipynb #91cc9e1d
+class ScriptedNLI:
+    "NLI of known behaviour: a table of (premise, hypothesis) → probabilities, then `rule(p, h)`, then `default`."
+    LABELS = LABELS
+    def __init__(self,
+                 table:dict|None=None, # {(premise, hypothesis): (p_entail, p_neutral, p_contradict)}
+                 rule=None, # optional callable (premise, hypothesis) -> 3 probabilities or None
+                 default:Sequence[float]=(0.1, 0.8, 0.1), # for pairs neither the table nor the rule covers
+                ):
+        self.table, self.rule, self.default = dict(table or {}), rule, tuple(default)
+        self.n_calls = self.n_forward = 0
+    def predict(self,
+                premises:Sequence[str], # premises
+                hypotheses:Sequence[str], # hypotheses, same length
+                progress:bool=False, # unused (interface parity)
+               )->np.ndarray:
+        "Probabilities (n, 3) in `LABELS` order."
+        if len(premises) != len(hypotheses): raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+        self.n_calls += 1
+        out = []
+        for p, h in zip(premises, hypotheses):
+            v = self.table.get((p, h))
+            if v is None and self.rule is not None: v = self.rule(p, h)
+            out.append(self.default if v is None else v)
+        return np.asarray(out, dtype=np.float32).reshape(-1, 3)
+    __call__ = predict
+    def describe(self)->dict:
+        "What scored (for manifests)."
+        return {"model": f"ScriptedNLI ({len(self.table)} pairs, rule={'yes' if self.rule else 'no'})"}

@@ -11,12 +11,13 @@ import numpy as np
 import pandas as pd
 from ..core import ParseProblem
 from ..metrics.alignment import (entropy_pairs, entropy_matrix, align_chain, alignment_score, dtw_matches, model_pairs,
-    chain_errors, ts_score, redundant_reasoning, scos_select, sc_cot_select, rel_change_pct, POLICIES)
+    chain_errors, ts_score, redundant_reasoning, scos_select, sc_cot_select, rel_change_pct, POLICIES, ENT, coverage_score,
+    dtw_alignment, embedding_cost, entailment_cost)
 from ..metrics.bootstrap import estimate_ci
 
 # %% auto #0
 __all__ = ['LETTERS', 'STOP', 'METHODS', 'ChainParse', 'extract_chain', 'ChainScorer', 'format_question', 'format_chain',
-           'few_shot_prompt', 'run_chains', 'select_methods', 'method_table', 'OverlapNLI']
+           'few_shot_prompt', 'run_chains', 'select_methods', 'method_table', 'paired_table', 'OverlapNLI']
 
 # %% ../../nbs/42_scos.ipynb #7d83ab43
 _STEP_RE = re.compile(r"^\s*[-*#>]*\s*(?:\*\*)?\s*(?:step\s*(\d+)|(\d+)\s*[.)])\s*(?:\*\*)?\s*[:.)\-–]?\s*(?:\*\*)?\s*(.*)$", re.I)
@@ -100,8 +101,9 @@ class ChainScorer:
                  rr_threshold:float|None=None,  # None: exact redundancy; else semantic cosine threshold
                  dtw_reduce:str="best",  # see `metrics.alignment.dtw_matches`
                  dtw_merged:str="drop",  # see `metrics.alignment.align_chain`
+                 content:bool=True,  # also score the content-aware variants (cross-chain NLI pairs)
                 ):
-        self.nli, self.emb, self.policies = nli, emb, tuple(policies)
+        self.nli, self.emb, self.policies, self.content = nli, emb, tuple(policies), content
         self.direction, self.entries, self.tau, self.rr_threshold = direction, entries, tau, rr_threshold
         self.which, self.dtw_reduce, self.dtw_merged = ("upper" if entries == "upper" else "offdiag"), dtw_reduce, dtw_merged
 
@@ -110,7 +112,7 @@ class ChainScorer:
               chains:Sequence[Sequence[str]|None],  # model chains, None where extraction failed
               progress:bool=False,  # progress bar on the NLI calls
              )->pd.DataFrame:
-        "One row per item: n_ref, n_model, score_<policy>, LD, TS, RR, CR, ts, H_ref, H_<policy>."
+        "One row per item: n_ref, n_model, score_<policy>, LD, TS, RR, CR, ts, H_ref, H_<policy> (+ content-aware columns)."
         texts = list(dict.fromkeys([s for r, c in zip(refs, chains) for s in [*r, *(c or [])]]))
         E = np.asarray(self.emb(texts)) if texts else np.zeros((0, 1))
         vec = dict(zip(texts, E))
@@ -127,6 +129,7 @@ class ChainScorer:
                     plan[pol] = (M, model_pairs(len(r), len(c), pol, M, self.which))
                     pairs += [(c[k], c[l]) for k, l in plan[pol][1]]
                 pairs += [(c[-2], c[-1]), (c[-1], c[-2])]
+            if self.content and c: pairs += [(x, y) for a in r for b in c for x, y in ((b, a), (a, b))]
             plans.append(plan)
         uniq = list(dict.fromkeys(pairs))
         P = np.asarray(self.nli.predict([p for p, _ in uniq], [h for _, h in uniq], progress=progress)) if uniq else np.zeros((0, 3))
@@ -150,8 +153,26 @@ class ChainScorer:
                 row["ts"] = ts_score(Ec)
             else:
                 row.update(LD=np.nan, TS=np.nan, RR=np.nan, CR=np.nan, ts=np.nan)
+            if self.content: row.update(self._content(r, c, prob, vec))
             rows.append(row)
         return pd.DataFrame(rows)
+
+    @staticmethod
+    def _content(r, c, prob, vec)->dict:
+        "Content-aware variants of one item (NaN without a model chain)."
+        if not c: return dict(coverage=np.nan, coverage_recall=np.nan, coverage_precision=np.nan, dtw_nli=np.nan,
+                              dtw_emb=np.nan, dtw_hybrid=np.nan, position_cos=np.nan, E_mr=None, E_rm=None, P_cross=None)
+        P_cross = np.array([[prob[(b, a)] for a in r] for b in c])          # (m, n, 3): model ⊨ reference
+        E_mr = P_cross[:, :, ENT]
+        E_rm = np.array([[prob[(a, b)][ENT] for b in c] for a in r])          # (n, m): reference ⊨ model
+        cv = coverage_score(E_mr, E_rm)
+        C_emb = embedding_cost(np.stack([vec[x] for x in r]), np.stack([vec[x] for x in c]))
+        n, m = len(r), len(c)
+        pos = float(100 * np.mean(1 - np.diag(C_emb[:, m - n:]))) if m >= n else np.nan
+        C_nli = entailment_cost(E_mr, E_rm)
+        return dict(coverage=cv["score"], coverage_recall=cv["recall"], coverage_precision=cv["precision"],
+                    dtw_nli=dtw_alignment(C_nli), dtw_emb=dtw_alignment(C_emb), dtw_hybrid=dtw_alignment((C_nli + C_emb) / 2),
+                    position_cos=pos, E_mr=E_mr, E_rm=E_rm, P_cross=P_cross)
 
 # %% ../../nbs/42_scos.ipynb #b372e680
 LETTERS = "ABCDE"
@@ -269,6 +290,31 @@ def method_table(selected:pd.DataFrame,  # `select_methods` output
     t["rel_change_pct"] = [rel_change_pct(v, base) for v in t["alignment_score"]]
     first = ["model", "method", "n", "alignment_score", "accuracy", "rel_change_pct"]   # Table 4's columns first
     return t[first + [c for c in t.columns if c not in first]]
+
+# %% ../../nbs/42_scos.ipynb #ace0ba22
+def paired_table(selected:pd.DataFrame,  # `select_methods` output
+                 model:str,  # model label for the table
+                 policy:str="all_valid",  # which score column to compare (e.g. "truncate", or "coverage" with col=)
+                 n_boot:int=2000,  # bootstrap resamples
+                 col:str|None=None,  # score column; default `score_<policy>`
+                )->pd.DataFrame:
+    "Methods compared on the questions all of them scored: mean, difference to Standard CoT with 95 % CI, paired accuracy."
+    col = col or f"score_{policy}"
+    W = selected.pivot_table(index="pid", columns="method", values=col, aggfunc="first") if col in selected else pd.DataFrame()
+    W = W.reindex(columns=list(METHODS)).dropna()
+    A = selected.pivot_table(index="pid", columns="method", values="correct", aggfunc="first").reindex(columns=list(METHODS)).fillna(0)
+    rows = []
+    for m in METHODS:
+        d = (W[m] - W["Standard CoT"]).to_numpy(dtype=float) if len(W) else np.zeros(0)
+        s, slo, shi = estimate_ci(W[m].to_numpy(dtype=float) if len(W) else d, n_boot=n_boot)
+        dm, dlo, dhi = estimate_ci(d, n_boot=n_boot)
+        da = 100.0 * (A[m] - A["Standard CoT"]).to_numpy(dtype=float)
+        am, alo, ahi = estimate_ci(da, n_boot=n_boot)
+        rows.append(dict(model=model, method=m, score=col, n_common=len(W), mean=s, ci_low=slo, ci_high=shi,
+                         diff_vs_standard=dm, diff_ci_low=dlo, diff_ci_high=dhi, n_questions=len(A),
+                         accuracy=100.0 * A[m].mean() if len(A) else np.nan, acc_diff_vs_standard=am,
+                         acc_diff_ci_low=alo, acc_diff_ci_high=ahi))
+    return pd.DataFrame(rows)
 
 # %% ../../nbs/42_scos.ipynb #29a4e096
 _STOPWORDS = frozenset("a an the of to in on at for by with and or is are was were be been it its this that these those as from so do does did".split())
