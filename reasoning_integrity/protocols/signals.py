@@ -13,7 +13,8 @@ from ..chains import Chain
 from ..metrics.alignment import normalise_step, alignment_score, align_chain, ENT, CON
 
 # %% auto #0
-__all__ = ['SIGNALS', 'REDUCERS', 'Signal', 'signal', 'Scorers', 'spread', 'compute_signals', 'orient', 'signal_table']
+__all__ = ['SIGNALS', 'REDUCERS', 'Signal', 'signal', 'Scorers', 'spread', 'limit_for', 'compute_signals', 'orient',
+           'signal_table']
 
 # %% ../../nbs/73_signals.ipynb #e3ec8ce8
 @dataclass(frozen=True)
@@ -240,10 +241,18 @@ def spread(items:Sequence,  # any list
     if k is None or k >= n: return list(items)
     return [items[(i * n) // k] for i in range(k)]
 
+def limit_for(limits:dict|None,  # signal -> int, or signal -> {dataset: int, "*": default}
+              name:str,  # the signal
+              dataset:str,  # the dataset
+             )->int|None:
+    "The chain limit of `name` on `dataset` (None: no limit)."
+    lim = (limits or {}).get(name)
+    return lim.get(dataset, lim.get("*")) if isinstance(lim, dict) else lim
+
 def compute_signals(chains:Sequence[Chain],  # chains from any datasets
                     names:Sequence[str]|None=None,  # signals to compute (default: all registered)
                     scorers:Scorers|None=None,  # the models signals may call
-                    limits:dict[str, int]|None=None,  # signal -> at most this many chains per dataset
+                    limits:dict|None=None,  # signal -> at most this many chains per dataset (an int, or {dataset: int, "*": default})
                     progress:bool=False,  # a progress bar over signals
                    )->tuple[pd.DataFrame, pd.DataFrame]:
     "Long table (chain_id, dataset, signal, level, step, value) and coverage (signal, dataset, n_chains, n_scored, skipped)."
@@ -261,7 +270,7 @@ def compute_signals(chains:Sequence[Chain],  # chains from any datasets
         todo = []
         for ds, cs in by_ds.items():
             ok = [c for c in cs if s.applies(c)]
-            lim = (limits or {}).get(name)
+            lim = limit_for(limits, name, ds)
             use = [] if missing else spread(ok, lim)
             todo += use
             why = (f"no {', '.join(missing)} scorer" if missing else

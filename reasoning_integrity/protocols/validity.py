@@ -12,7 +12,7 @@ import pandas as pd
 from ..chains import Chain, perturbation_set, CHAIN_OPERATORS
 from ..metrics.validity import (auroc_ci, within_auroc, first_error_predictions, tune_threshold,
                                                   first_error_f1, paired_ci, perturbation_effect, spearman_ci, auroc_diff_ci)
-from .signals import SIGNALS, Scorers, compute_signals, orient, spread
+from .signals import SIGNALS, Scorers, compute_signals, orient, spread, limit_for
 
 # %% auto #0
 __all__ = ['TASKS', 'BASELINES', 'VALIDITY_COLUMNS', 'PERTURBATION_COLUMNS', 'AGREEMENT_COLUMNS', 'PROFILES', 'step_labels',
@@ -182,10 +182,11 @@ def perturbation_sensitivity(chains:Sequence[Chain],  # sound chains to break (f
     # a signal limited to k chains per dataset is computed on k sound chains of each dataset (evenly spaced, as in
     # `compute_signals`) and their perturbations (a limit on the mixed list would keep originals without their perturbed versions)
     groups = {}
-    for n in names: groups.setdefault((limits or {}).get(n), []).append(n)
+    for n in names: groups.setdefault(repr((limits or {}).get(n)), []).append(n)
     Vs = []
-    for lim, ns in groups.items():
-        keep = {c.id for ds in {c.dataset for c in chains} for c in spread([c for c in chains if c.dataset == ds], lim)}
+    for ns in groups.values():
+        keep = {c.id for ds in {c.dataset for c in chains}
+                for c in spread([c for c in chains if c.dataset == ds], limit_for(limits, ns[0], ds))}
         sub = [c for c in chains if c.id in keep] + [p for o, p in pairs if o.id in keep]
         Vs.append(compute_signals(sub, ns, scorers)[0])
     V = pd.concat(Vs, ignore_index=True)
