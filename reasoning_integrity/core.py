@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['CONFIDENCE_TOL', 'BELIEF_STATE_SCHEMA', 'TRAJECTORY_SCHEMA', 'MAX_CHARS', 'MAX_VALUES', 'LITERAL_BUDGET',
-           'normalize_text', 'ParseProblem', 'problems_frame', 'BeliefState', 'Trajectory', 'example_trajectory_json',
-           'state_from_obj', 'parse_trajectory']
+__all__ = ['CONFIDENCE_TOL', 'BELIEF_STATE_SCHEMA', 'TRAJECTORY_SCHEMA', 'PAIRED_STATE_SCHEMA', 'PAIRED_TRAJECTORY_SCHEMA',
+           'SCHEMAS', 'MAX_CHARS', 'MAX_VALUES', 'LITERAL_BUDGET', 'normalize_text', 'ParseProblem', 'problems_frame',
+           'BeliefState', 'Trajectory', 'state_json', 'example_trajectory_json', 'state_from_obj', 'parse_trajectory']
 
 # %% ../nbs/00_core.ipynb #bec029a6
 _WS = re.compile(r"\s+")
@@ -188,12 +188,42 @@ TRAJECTORY_SCHEMA = {
     "required": ["steps", "answer"],
 }
 
-def example_trajectory_json()->str:
+PAIRED_STATE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "hypotheses": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "properties": {"h": {"type": "string"}, "p": {"type": "number", "minimum": 0, "maximum": 1}},
+            "required": ["h", "p"]}},
+        "constraints": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["hypotheses", "constraints"],
+}
+
+PAIRED_TRAJECTORY_SCHEMA = {
+    "type": "object",
+    "properties": {"steps": {"type": "array", "items": PAIRED_STATE_SCHEMA, "minItems": 1},
+                   "answer": {"type": "string"}},
+    "required": ["steps", "answer"],
+}
+
+SCHEMAS = {"parallel": TRAJECTORY_SCHEMA, "paired": PAIRED_TRAJECTORY_SCHEMA}  # the two forms a prompt can ask for
+
+def state_json(s:"BeliefState",  # a belief state
+               form:str="parallel",  # "parallel" (hypotheses + confidence lists) or "paired" ([{"h", "p"}])
+               digits:int=2,  # decimals of the confidence shown
+              )->dict:
+    "The JSON object of a state in one of the two schema forms."
+    conf = [round(float(c), digits) for c in s.confidence]
+    if form == "parallel": return {"hypotheses": list(s.hypotheses), "confidence": conf, "constraints": list(s.constraints)}
+    if form == "paired": return {"hypotheses": [{"h": h, "p": c} for h, c in zip(s.hypotheses, conf)],
+                                 "constraints": list(s.constraints)}
+    raise ValueError(f"form must be one of {list(SCHEMAS)}, not {form!r}")
+
+def example_trajectory_json(form:str="parallel",  # "parallel" or "paired"
+                           )->str:
     "A small trajectory in the schema, for prompts and documentation."
-    return json.dumps({"steps": [
-        {"hypotheses": ["x = 7", "x = 1"], "confidence": [0.9, 0.1], "constraints": ["x = 3 + 4"]},
-        {"hypotheses": ["x = 7"], "confidence": [1.0], "constraints": ["x = 3 + 4", "3 + 4 = 7"]}],
-        "answer": "7"})
+    states = [BeliefState(["x = 7", "x = 1"], [0.9, 0.1], ["x = 3 + 4"]), BeliefState(["x = 7"], [1.0], ["x = 3 + 4", "3 + 4 = 7"])]
+    return json.dumps({"steps": [state_json(s, form) for s in states], "answer": "7"})
 
 # %% ../nbs/00_core.ipynb #8a25829c
 _SIG = re.compile(r'[{}\[\]"]')
@@ -315,6 +345,18 @@ _FLAG_PROBLEMS = {
     "hypotheses_merged": "duplicate hypotheses merged",
 }
 
+_H_KEYS, _P_KEYS = ("h", "hypothesis", "answer", "value"), ("p", "probability", "prob", "confidence")
+
+def _pairs(v)->list[tuple[str, Any]]|None:
+    "Hypotheses of the paired form `[{'h': ..., 'p': ...}]` as (text, probability) pairs; None if `v` is not that form."
+    if not isinstance(v, list) or not v or not all(isinstance(x, dict) for x in v): return None
+    out = []
+    for x in v:
+        h = next((x[k] for k in _H_KEYS if k in x), None)
+        if h is None or isinstance(h, (dict, list)): return None
+        out.append((str(h), next((x[k] for k in _P_KEYS if k in x), None)))
+    return out
+
 def state_from_obj(obj:Any,   # a decoded JSON value that should describe one belief state
                    where:str="state",  # location label used in problems
                   )->tuple[BeliefState|None, list[ParseProblem]]:
@@ -324,12 +366,14 @@ def state_from_obj(obj:Any,   # a decoded JSON value that should describe one be
         return None, [ParseProblem("wrong_type", f"expected an object, got {type(obj).__name__}", where)]
     hv, has_h = _field(obj, "hypotheses")
     if not has_h: problems.append(ParseProblem("missing_field", "no 'hypotheses' field", where))
-    hyps = _as_str_list(hv, "hypotheses", where, problems)
+    paired = _pairs(hv)
+    hyps = [h for h, _ in paired] if paired is not None else _as_str_list(hv, "hypotheses", where, problems)
     cons = _as_str_list(_field(obj, "constraints")[0], "constraints", where, problems)
     if not hyps and not cons:
         problems.append(ParseProblem("empty_state", "state has neither hypotheses nor constraints; skipped", where))
         return None, problems
-    conf = _as_confidence(_field(obj, "confidence")[0], hyps, where, problems)
+    conf = (_as_confidence([p for _, p in paired], hyps, where, problems) if paired is not None
+            else _as_confidence(_field(obj, "confidence")[0], hyps, where, problems))
     note = obj.get("note") or obj.get("reasoning") or obj.get("thought") or ""
     st = BeliefState(hyps, conf, cons, note=note if isinstance(note, str) else _dump(note))
     problems += [ParseProblem(f, _FLAG_PROBLEMS[f], where) for f in st.flags]

@@ -17,14 +17,20 @@ __all__ = ['resolve_params', 'Report']
 def resolve_params(profile:str,   # the profile name, e.g. 'quick' or 'full'
                    profiles:dict, # {profile: {param: value}}
                    namespace:dict, # the notebook's variables (pass `globals()`)
+                   choices:dict|None=None, # {param: allowed values}: checked before anything runs (lists element-wise)
                   )->dict:
-    "Parameters of a run: explicit values from `namespace`, and `None` ones filled from `profiles[profile]`."
+    "Parameters of a run: explicit values from `namespace`, and `None` ones filled from `profiles[profile]`; checked."
     if profile not in profiles:
         raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(profiles)}")
     out = {}
     for k, v in profiles[profile].items():
         given = namespace.get(k)
         out[k] = v if given is None else given
+    for k, allowed in (choices or {}).items():
+        vals = out.get(k)
+        vals = vals if isinstance(vals, (list, tuple)) else [vals]
+        bad = [x for x in vals if x not in allowed]
+        if bad: raise ValueError(f"parameter {k}={out.get(k)!r}: {bad[0]!r} is not one of {list(allowed)}")
     return out
 
 # %% ../nbs/02_report.ipynb #a03fbfa7

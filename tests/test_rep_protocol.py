@@ -8,7 +8,7 @@ from reasoning_integrity.datasets.rep_tasks import rep_problems
 from reasoning_integrity.models.llm import LLM
 from reasoning_integrity.protocols.rep import (run_rep, RepConfig, RepRecord, ScriptedBackend, final_answer,
                                                side_by_side, STAGES)
-from reasoning_integrity.protocols.rep_perturb import apply_perturbation
+from reasoning_integrity.protocols.rep_perturb import apply_task_perturbation
 
 TASKS = rep_problems(4, seed=0)  # arithmetic, ordering, syllogism, location
 
@@ -88,17 +88,20 @@ def test_good_task(records):
     assert len(r.trajectory("constrained")) == len(ARITH.steps)
     pert = r.trajectory("perturbed").states[r.k]
     orig = BeliefState.from_dict(r.original_state)
-    assert pert.to_dict() == apply_perturbation(orig, r.perturbation).to_dict() != orig.to_dict()
-    assert r.perturbation["name"] == "change_number"
-    assert all(not c.problems for c in r.calls.values())
-    # the repair prompt shows the perturbed trajectory to the model
-    assert json.dumps(pert.hypotheses) in r.calls["repaired"].request["prompt"].rsplit("Attempt:", 1)[1]
+    # B~_k is recomputed from the task's data: a false equation whose result is the new hypothesis
+    assert {**pert.to_dict(), "step": None} == {**apply_task_perturbation(ARITH, r.perturbation).to_dict(), "step": None}
+    assert pert.hypothesis_set != orig.hypothesis_set
+    assert r.perturbation["name"] == "task:change_result"
+    assert all(not c.problems for c in r.calls.values()) and all(c.parsed for c in r.calls.values())
+    # the repair prompt shows the perturbed trajectory to the model, in the paired schema form
+    assert json.dumps({"h": pert.hypotheses[0], "p": 1.0}) in r.calls["repaired"].request["prompt"].rsplit("Attempt:", 1)[1]
 
 
 def test_truncated_baseline_falls_back_to_reference(records):
     r = records[0][1]
     assert "truncated_json" in kinds(r.calls["baseline"]) and len(r.trajectory("baseline")) == 0
-    assert r.prefix_source == "reference" and r.k == (len(TASKS[1].steps) - 1) // 2
+    assert r.prefix_source == "reference" and r.perturbation["args"]["requested_step"] == (len(TASKS[1].steps) - 1) // 2
+    assert r.k == r.perturbation["args"]["step"]   # moved: no contradiction of the first comparison changes the candidates
     assert final_answer(r.trajectory("repaired")) == (TASKS[1].answer, "answer_field")  # answer line in prose
     assert "no_states" in kinds(r.calls["repaired"])
     assert "no_states" in kinds(r.samples[0])
@@ -107,9 +110,10 @@ def test_truncated_baseline_falls_back_to_reference(records):
 def test_garbage_continuations_are_counted(records):
     r = records[0][2]
     for st in ("constrained", "perturbed"):
-        assert "no_states" in kinds(r.calls[st])
+        assert "no_states" in kinds(r.calls[st]) and "continuation_empty" in kinds(r.calls[st])
         assert len(r.trajectory(st)) == r.k + 1  # only the fixed prefix
         assert r.trajectory(st).meta["prefix_len"] == r.k + 1
+        assert not r.calls[st].parsed and final_answer(r.trajectory(st)) == (None, "none")   # not the prefix's answer
     # the truncated sample keeps its complete steps, and says so
     s = r.samples[0]
     assert "truncated_json" in kinds(s) and "salvaged_states" in kinds(s) and "no_states" not in kinds(s)

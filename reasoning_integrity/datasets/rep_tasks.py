@@ -9,8 +9,9 @@ from dataclasses import dataclass, field, asdict
 from ..core import BeliefState, Trajectory
 
 # %% auto #0
-__all__ = ['NAMES', 'ATTRS', 'CATEGORIES', 'ENTITIES', 'ROOMS', 'KINDS', 'RepTask', 'answer_matches', 'make_arithmetic',
-           'make_ordering', 'make_syllogism', 'make_location', 'rep_problems']
+__all__ = ['NAMES', 'ATTRS', 'CATEGORIES', 'ENTITIES', 'ROOMS', 'KINDS', 'RepTask', 'AnswerCheck', 'check_answer',
+           'answer_matches', 'make_arithmetic', 'make_ordering', 'make_syllogism', 'make_location', 'rep_problems',
+           'chance', 'majority_answers']
 
 # %% ../../nbs/60_rep_tasks.ipynb #179621d3
 @dataclass
@@ -51,22 +52,72 @@ def _num(s: str):
     try: return float(s.replace(",", ""))
     except ValueError: return None
 
+_NEG = re.compile(r"\b(?:not|no|never|none|neither|nor|cannot|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|won't|n't)\b")
+_HEDGE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|likely|might|guess|unsure|not sure|i think|i believe|could be|seems?)\b")
+_NUMS = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+_JOIN = re.compile(r"\b(?:or|either|between)\b|\d\s*(?:to|-|–)\s*-?\d")
+
+@dataclass(frozen=True)
+class AnswerCheck:
+    "The verdict on one answer."
+    correct: bool  # whether it states the gold answer (and only it)
+    verdict: str  # 'exact', 'stated', 'hedged', 'negated', 'multiple', 'wrong' or 'empty'
+    answer: str|None = None  # the answer read from the text (normalised), None when none or several
+
+_SCOPE = re.compile(r"[,;.:!?]|\b(?:but|however|instead|rather|so|thus|therefore|whereas)\b")
+
+def _negated(text: str, start: int) -> bool:
+    "Whether a negation stands within the three words before position `start`, in the same clause."
+    before = text[:start]
+    cuts = list(_SCOPE.finditer(before))
+    if cuts: before = before[cuts[-1].end():]
+    return bool(_NEG.search(" ".join(before.split()[-3:])))
+
+def check_answer(pred: str|None,  # the model's final answer (None when it gave none)
+                 gold: str,  # the task's answer
+                 choices: list|None=None,  # all candidate answers of the task (names, rooms, yes/no)
+                 accept_hedged: bool=True,  # a hedged single answer counts (flagged 'hedged')
+                ) -> AnswerCheck:
+    "Read the answer from `pred` by the rule above and compare it with `gold`."
+    if pred is None or not _norm(pred): return AnswerCheck(False, "empty")
+    p, g = _norm(pred), _norm(gold)
+    if p == g: return AnswerCheck(True, "exact", g)
+    if _num(p) is not None and _num(g) is not None:
+        return AnswerCheck(_num(p) == _num(g), "exact" if _num(p) == _num(g) else "wrong", p)
+    hedged = bool(_HEDGE.search(p))
+    if _num(g) is not None:
+        ms = list(_NUMS.finditer(p))
+        live = [m for m in ms if not _negated(p, m.start())]
+        if not ms: return AnswerCheck(False, "empty")
+        if not live: return AnswerCheck(False, "negated")
+        tail = re.search(r"(?:=|answer is)\s*(-?\d+(?:\.\d+)?)[^=]*$", p)
+        if tail and not _negated(p, tail.start(1)): ans = tail.group(1)
+        elif len({float(m.group()) for m in live}) == 1: ans = live[-1].group()
+        elif _JOIN.search(p): return AnswerCheck(False, "multiple")
+        else: ans = live[-1].group()
+        ok = float(ans) == _num(g)
+    else:
+        cands = [_norm(c) for c in (choices or [])] or [g]
+        if g not in cands: cands.append(g)
+        found = [(c, m) for c in cands for m in re.finditer(rf"\b{re.escape(c)}\b", p)]
+        if not found: return AnswerCheck(False, "empty" if g not in ("yes", "no") else "wrong")
+        yesno = set(cands) <= {"yes", "no"}
+        live = {c for c, m in found if yesno or not _negated(p, m.start())}
+        if yesno:   # the first yes/no word is the answer ("No, X is not ..."); "yes and no" / "yes or no" is two
+            if re.search(r"\b(?:yes\W+(?:and|or)\W+no|no\W+(?:and|or)\W+yes)\b", p): return AnswerCheck(False, "multiple")
+            live = {min(found, key=lambda cm: cm[1].start())[0]}
+        if not live: return AnswerCheck(False, "negated")
+        if len(live) > 1: return AnswerCheck(False, "multiple")
+        ans = next(iter(live)); ok = ans == g
+    if ok and hedged: return AnswerCheck(accept_hedged, "hedged", ans)
+    return AnswerCheck(ok, "stated" if ok else "wrong", ans)
+
 def answer_matches(pred: str|None,  # the model's final answer (None when it gave none)
                    gold: str,  # the task's answer
                    choices: list|None=None,  # all candidate answers of the task, to reject answers naming several
                   ) -> bool:
-    "Whether `pred` states the gold answer (rule described above)."
-    if pred is None: return False
-    p, g = _norm(pred), _norm(gold)
-    if not p: return False
-    if p == g: return True
-    if _num(p) is not None and _num(g) is not None: return _num(p) == _num(g)
-    if _num(g) is not None:  # numeric gold inside text: the last number stated is the answer
-        nums = re.findall(r"-?\d+(?:\.\d+)?", p)
-        return bool(nums) and float(nums[-1]) == _num(g)
-    hit = lambda c: re.search(rf"\b{re.escape(_norm(c))}\b", p) is not None
-    if not hit(g): return False
-    return not any(hit(c) for c in (choices or []) if _norm(c) != g)
+    "Whether `pred` states the gold answer and only it (`check_answer`)."
+    return check_answer(pred, gold, choices).correct
 
 # %% ../../nbs/60_rep_tasks.ipynb #17f3f248
 _OPS = {"add": ("Add {b}.", "+"), "subtract": ("Subtract {b}.", "-"), "multiply": ("Multiply by {b}.", "*")}
@@ -151,12 +202,12 @@ def make_syllogism(rng: random.Random,  # source of randomness
     word = lambda l: f"{'All' if l[0] == 'all' else 'No'} {_pl(l[1])} are {_pl(l[2])}"
     member = f"{x} is a {cats[0]}"
     shown = [word(l) for l in links] + [member]; rng.shuffle(shown)
-    steps = [{"hypotheses": ["yes", "no"], "confidence": [0.5, 0.5], "constraints": [member]}]
+    steps = [{"hypotheses": [cats[0]], "confidence": [1.0], "constraints": [member]}]
     for i, l in enumerate(links):
         last = i == n_links - 1
         fact = f"{x} is a {l[2]}" if l[0] == "all" else f"{x} is not a {l[2]}"
-        conf = ([1.0, 0.0] if l[0] == "all" else [0.0, 1.0]) if last else [0.5, 0.5]
-        steps.append({"hypotheses": ["yes", "no"], "confidence": conf, "constraints": [fact]})
+        hyp = ("yes" if l[0] == "all" else "no") if last else l[2]
+        steps.append({"hypotheses": [hyp], "confidence": [1.0], "constraints": [fact]})
     q = ". ".join(shown) + f". Is {x} a {cats[-1]}?"
     return dict(kind="syllogism", question=q, answer="no" if negative else "yes", choices=["yes", "no"], steps=steps,
                 data={"entity": x, "categories": cats, "links": links, "member_of": cats[0], "target": cats[-1]})
@@ -216,4 +267,20 @@ def rep_problems(n: int=50,  # number of problems
     for i in range(n):
         s = f"{seed}-{i}"; kind = kinds[i % len(kinds)]
         out.append(RepTask(id=f"rep-{seed}-{i:03d}", seed=s, **_MAKERS[kind](random.Random(s))))
+    return out
+
+# %% ../../nbs/60_rep_tasks.ipynb #697adb74
+def chance(task: RepTask,  # a problem
+          ) -> float:
+    "Accuracy of a uniform guess among the task's choices (0 for open-answer arithmetic)."
+    return 1 / len(task.choices) if task.choices else 0.0
+
+def majority_answers(tasks: list[RepTask],  # the problems of a run
+                    ) -> dict[str, str|None]:
+    "Problem id -> the most frequent gold answer among the other problems of its kind (None when there are none)."
+    from collections import Counter
+    out = {}
+    for t in tasks:
+        c = Counter(_norm(u.answer) for u in tasks if u.kind == t.kind and u.id != t.id)
+        out[t.id] = max(c, key=lambda a: (c[a], -list(c).index(a))) if c else None
     return out

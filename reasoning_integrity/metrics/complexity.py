@@ -74,14 +74,15 @@ def evaluate_trajectory(T:Union[Trajectory, Sequence[BeliefState]], # the trajec
                         beta:float=1.0, # weight of B(T) in C(T)
                         gamma:float=1.0, # weight of Σ H(U_t) in C(T)
                        )->dict:
-    "D(T, T_ref), D/|π|, C(T) and Score(T) = -D - λC, as one table row."
+    "D(T, T_ref), D/|π|, C(T), Score(T) = -D - λC (the paper's, §4.4) and score_normalized = -D/|π| - λC, as one row."
     if lam <= 0: raise ValueError("λ must be > 0 (paper §4.4)")
     if min(alpha, beta, gamma) < 0: raise ValueError("alpha, beta, gamma must be >= 0 (paper §4.3)")
     r = divergence(T, T_ref, delta, alignment)
     c = complexity_terms(T)
     C = float(alpha * c["N"] + beta * c["B"] + gamma * c["entropy_bits"])
     d = r.D_normalized if normalized else r.D
-    return dict(D=r.D, D_normalized=r.D_normalized, C=C, score=float(-d - lam * C), path_length=len(r.path),
+    return dict(D=r.D, D_normalized=r.D_normalized, C=C, score=float(-d - lam * C),
+                score_normalized=float(-r.D_normalized - lam * C), path_length=len(r.path),
                 N=c["N"], B=c["B"], entropy_bits=c["entropy_bits"], delta=r.delta, alignment=r.alignment,
                 score_uses="D_normalized" if normalized else "D")
 

@@ -145,17 +145,17 @@ def rep_gold_chains(n:int=40,  # problems (half of them perturbed)
                    )->tuple[list[Chain], pd.DataFrame]:
     "REP gold trajectories as chains with states; every other one perturbed at its middle state; and the operators used."
     from reasoning_integrity.datasets.rep_tasks import rep_problems
-    from reasoning_integrity.protocols.rep_perturb import perturb
+    from reasoning_integrity.protocols.rep_perturb import perturb_task
     out, ops = [], []
     for i, t in enumerate(rep_problems(n, seed)):
         states = list(t.reference_trajectory().states)
         first, spec = -1, None
         if i % 2 == 1 and len(states) >= 2:
-            k = len(states) // 2
             try:
-                states[k], spec = perturb(states[k], t.kind, seed=f"{seed}|{t.id}")
-                first = k
-            except ValueError: pass   # no operator applies to this state: the chain stays gold (counted below)
+                pert, spec = perturb_task(t, len(states) // 2, seed=f"{seed}|{t.id}")
+                first = spec.args["step"]
+                states[first] = pert
+            except ValueError: pass   # no contradiction changes any state: the chain stays gold (counted below)
         ops.append(dict(id=t.id, kind=t.kind, perturbed=first >= 0, operator=None if spec is None else spec.name))
         out.append(Chain(f"rep_gold/{t.id}", [s.render() for s in states], t.question, answer=t.answer, gold=t.answer,
                          correct=True if first < 0 else None, first_error=first, dataset="rep_gold", states=states,

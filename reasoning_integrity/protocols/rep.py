@@ -8,15 +8,17 @@ import dataclasses, json
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import pandas as pd
-from ..core import BeliefState, Trajectory, ParseProblem, parse_trajectory, TRAJECTORY_SCHEMA
+from ..core import (BeliefState, Trajectory, ParseProblem, parse_trajectory, TRAJECTORY_SCHEMA,
+                                      SCHEMAS, state_json)
 from ..datasets.rep_tasks import RepTask, answer_matches
-from .rep_perturb import perturb, apply_perturbation, PerturbationSpec
+from .rep_perturb import perturb_task, apply_task_perturbation, PerturbationSpec
 from ..models.llm import Request, Result, LLM
 
 # %% auto #0
-__all__ = ['STAGES', 'COMPLETION_BACKENDS', 'NO_SCHEMA_BACKENDS', 'INSTRUCTIONS', 'CONTINUE_NOTE', 'REPAIR_NOTE', 'RepConfig',
-           'style_for', 'schema_for', 'state_obj', 'stage_turns', 'render_prompt', 'stage_request', 'StageCall',
-           'RepRecord', 'final_answer', 'make_call', 'choose_k', 'run_rep', 'ScriptedBackend', 'side_by_side']
+__all__ = ['STAGES', 'COMPLETION_BACKENDS', 'NO_SCHEMA_BACKENDS', 'INSTRUCTIONS', 'INSTRUCTIONS_PAIRED', 'CONTINUE_NOTE',
+           'REPAIR_NOTE', 'RepConfig', 'style_for', 'schema_for', 'state_obj', 'instructions', 'stage_turns',
+           'render_prompt', 'stage_request', 'StageCall', 'RepRecord', 'final_answer', 'make_call', 'choose_k',
+           'run_rep', 'ScriptedBackend', 'side_by_side']
 
 # %% ../../nbs/62_rep_protocol.ipynb #2678bc12
 STAGES = ("baseline", "constrained", "perturbed", "repaired")
@@ -26,7 +28,9 @@ class RepConfig:
     "What a REP run asks of the model: prompt style, decoding, samples and the k rule."
     style: str = "completion"  # 'completion' (one few-shot text prompt; base models) or 'chat' (messages)
     json_schema: bool = True  # pass TRAJECTORY_SCHEMA as Request.json_schema (constrained decoding where offered)
-    max_tokens: int = 256  # generated tokens at most per call
+    max_tokens: int = 256  # generated tokens at most per call (the repair stage may get more: `repair_budget`)
+    schema_form: str = "paired"  # 'paired' ([{"h", "p"}] per state) or 'parallel' (hypotheses + confidence lists)
+    repair_budget: float = 1.5  # repair max_tokens = max(max_tokens, repair_budget × tokens of the attempt shown)
     n_samples: int = 2  # sampled baseline runs per problem (§7.1); 0 for none
     sample_temperature: float = 0.7  # temperature of the sampled runs
     seed: int = 0  # base seed of the sampled runs and of the perturbation choices
@@ -35,6 +39,7 @@ class RepConfig:
     def __post_init__(self):
         if self.k_rule != "middle": raise ValueError(f"unknown k_rule {self.k_rule!r}; only 'middle' is implemented")
         if self.style not in ("completion", "chat"): raise ValueError(f"style must be 'completion' or 'chat', not {self.style!r}")
+        if self.schema_form not in SCHEMAS: raise ValueError(f"schema_form must be one of {list(SCHEMAS)}, not {self.schema_form!r}")
 
     def to_dict(self) -> dict:
         "Plain-JSON form (stored in every run record)."
@@ -59,6 +64,10 @@ def schema_for(spec: str,  # an LLM spec
 INSTRUCTIONS = ("Solve the problem step by step. Write the reasoning as JSON: a list of steps, each a belief state "
                 "with \"hypotheses\" (the answers still possible), \"confidence\" (one number per hypothesis, summing "
                 "to 1) and \"constraints\" (the fact used at this step), then the final \"answer\".")
+INSTRUCTIONS_PAIRED = ("Solve the problem step by step. Write the reasoning as JSON: a list of steps, each a belief state "
+                       "with \"hypotheses\" (the intermediate result or the answers still possible, each written as "
+                       "{\"h\": hypothesis, \"p\": probability}, the probabilities summing to 1) and \"constraints\" "
+                       "(the fact used at this step), then the final \"answer\".")
 CONTINUE_NOTE = ("When the first steps are given as fixed, they are established: accept them as true, do not repeat or "
                  "change them, and write only the steps that follow, then the answer.")
 REPAIR_NOTE = ("When an attempt is given, review it against the problem and against its own steps, correct the steps "
@@ -84,10 +93,19 @@ _EX_BAD = {"steps": [
 def _js(obj) -> str: return json.dumps(obj, ensure_ascii=False)
 
 def state_obj(s: BeliefState,  # a belief state
+              form: str="parallel",  # 'parallel' or 'paired' (see `core.state_json`)
              ) -> dict:
     "The schema form of a state, as shown to the model (confidence rounded to 2 decimals)."
-    return {"hypotheses": list(s.hypotheses), "confidence": [round(float(c), 2) for c in s.confidence],
-            "constraints": list(s.constraints)}
+    return state_json(s, form)
+
+def instructions(form: str,  # the schema form
+                ) -> str:
+    "The task instructions for a schema form."
+    return INSTRUCTIONS_PAIRED if form == "paired" else INSTRUCTIONS
+
+def _in_form(obj: dict, form: str) -> dict:
+    "A few-shot trajectory (parallel dicts) in `form`."
+    return {**obj, "steps": [state_obj(BeliefState.from_dict(st), form) for st in obj["steps"]]}
 
 # %% ../../nbs/62_rep_protocol.ipynb #2990f178
 def _problem_turn(question: str, fixed: list|None=None, attempt: dict|None=None) -> str:
@@ -101,21 +119,24 @@ def stage_turns(stage: str,  # 'baseline' | 'constrained' | 'perturbed' | 'repai
                 task: RepTask,  # the problem
                 prefix: list[BeliefState]|None=None,  # fixed states B_0..B_k (constrained / perturbed)
                 attempt: Trajectory|None=None,  # the trajectory to repair (repaired)
+                form: str="parallel",  # schema form of every state shown
                ) -> tuple[str, list[tuple[str, str]], str]:
     "(instructions, few-shot (user, assistant) turns, final user turn) of one stage's prompt."
+    ins, ex = instructions(form), (lambda o: _in_form(o, form))
+    arith = ex(_EX_ARITH)
     if stage == "baseline":
-        shots = [(_problem_turn(_EX_ARITH_Q), _js(_EX_ARITH)), (_problem_turn(_EX_ORDER_Q), _js(_EX_ORDER))]
-        return INSTRUCTIONS, shots, _problem_turn(task.question)
+        shots = [(_problem_turn(_EX_ARITH_Q), _js(arith)), (_problem_turn(_EX_ORDER_Q), _js(ex(_EX_ORDER)))]
+        return ins, shots, _problem_turn(task.question)
     if stage in ("constrained", "perturbed"):
         if not prefix: raise ValueError(f"{stage} needs the fixed states")
-        shots = [(_problem_turn(_EX_ARITH_Q, fixed=_EX_ARITH["steps"][:2]),
-                  _js({"steps": _EX_ARITH["steps"][2:], "answer": _EX_ARITH["answer"]}))]
-        return f"{INSTRUCTIONS} {CONTINUE_NOTE}", shots, _problem_turn(task.question, fixed=[state_obj(s) for s in prefix])
+        shots = [(_problem_turn(_EX_ARITH_Q, fixed=arith["steps"][:2]),
+                  _js({"steps": arith["steps"][2:], "answer": arith["answer"]}))]
+        return f"{ins} {CONTINUE_NOTE}", shots, _problem_turn(task.question, fixed=[state_obj(s, form) for s in prefix])
     if stage == "repaired":
         if attempt is None: raise ValueError("repaired needs the attempt to review")
-        shots = [(_problem_turn(_EX_ARITH_Q, attempt=_EX_BAD), _js(_EX_ARITH))]
-        att = {"steps": [state_obj(s) for s in attempt.states], "answer": attempt.answer or ""}
-        return f"{INSTRUCTIONS} {REPAIR_NOTE}", shots, _problem_turn(task.question, attempt=att)
+        shots = [(_problem_turn(_EX_ARITH_Q, attempt=ex(_EX_BAD)), _js(arith))]
+        att = {"steps": [state_obj(s, form) for s in attempt.states], "answer": attempt.answer or ""}
+        return f"{ins} {REPAIR_NOTE}", shots, _problem_turn(task.question, attempt=att)
     raise ValueError(f"unknown stage {stage!r}; one of {STAGES}")
 
 def render_prompt(instructions: str,  # system text
@@ -140,10 +161,15 @@ def stage_request(stage: str,  # the stage
                   attempt: Trajectory|None=None,  # trajectory to repair (repaired)
                  ) -> Request:
     "The greedy `Request` of one stage for one problem."
-    fields = render_prompt(*stage_turns(stage, task, prefix, attempt), style=config.style)
-    return Request(**fields, temperature=0.0, max_tokens=config.max_tokens, seed=config.seed,
+    turns = stage_turns(stage, task, prefix, attempt, config.schema_form)
+    fields = render_prompt(*turns, style=config.style)
+    budget = config.max_tokens
+    if stage == "repaired":   # the repair rewrites the whole attempt: never give it less room than the attempt takes
+        shown = turns[2].split("Attempt: ", 1)[1]
+        budget = max(budget, int(config.repair_budget * len(shown) / 3) + 16)
+    return Request(**fields, temperature=0.0, max_tokens=budget, seed=config.seed,
                    stop=["\nProblem:"] if config.style == "completion" else None,
-                   json_schema=TRAJECTORY_SCHEMA if config.json_schema else None)
+                   json_schema=SCHEMAS[config.schema_form] if config.json_schema else None)
 
 # %% ../../nbs/62_rep_protocol.ipynb #e2d44bbd
 @dataclass
@@ -174,6 +200,21 @@ class StageCall:
     def traj(self) -> Trajectory:
         "The parsed trajectory."
         return Trajectory.from_dict(self.trajectory) if self.trajectory else Trajectory([])
+
+    @property
+    def truncated(self) -> bool:
+        "Whether the output was cut at `max_tokens` (finish reason 'length')."
+        return self.finish_reason == "length"
+
+    @property
+    def parsed(self) -> bool:
+        "Whether the call produced states of its own (for a continuation: beyond the fixed prefix, or, when the prefix is the whole path, an answer)."
+        if self.error: return False
+        T = self.traj()
+        pre = int(T.meta.get("prefix_len") or 0)
+        if len(T.states) - pre > 0: return True
+        complete = pre and T.meta.get("ref_len") and pre >= T.meta["ref_len"]
+        return bool(complete and T.answer is not None and str(T.answer).strip())
 
 @dataclass
 class RepRecord:
@@ -234,7 +275,7 @@ def final_answer(T: Trajectory,  # a parsed trajectory
                 ) -> tuple[str|None, str]:
     "(answer, source): source is 'answer_field', 'last_state' or 'none'."
     if T.answer is not None and str(T.answer).strip(): return str(T.answer).strip(), "answer_field"
-    if T.states and T.states[-1].hypotheses:
+    if len(T.states) > int(T.meta.get("prefix_len") or 0) and T.states[-1].hypotheses:
         s = T.states[-1]
         return s.hypotheses[max(range(len(s.confidence)), key=s.confidence.__getitem__)], "last_state"
     return None, "none"
@@ -263,9 +304,14 @@ def make_call(stage: str,  # stage name
             problems.append(ParseProblem("continuation_repeated_prefix",
                                          f"the response restated the {len(prefix)} fixed steps; they were dropped"))
             cont = cont[len(prefix):]
+        answer_only = bool(meta.get("ref_len") and len(prefix) >= meta["ref_len"] and T.answer)
+        if not cont and answer_only:   # the fixed prefix is the whole path: only the answer was left to write
+            problems = [p for p in problems if p.kind != "no_states"]
+        elif not cont:
+            problems.append(ParseProblem("continuation_empty", "the continuation added no state: the stage failed"))
         states = [BeliefState.from_dict(s.to_dict()) for s in prefix] + cont
         for i, s in enumerate(states): s.step = i
-        T = Trajectory(states, T.answer, T.raw, {**T.meta, "prefix_len": len(prefix)})
+        T = Trajectory(states, T.answer, T.raw, {**T.meta, "prefix_len": len(prefix), "continuation_states": len(cont)})
     return StageCall(stage=stage, request=req.to_dict(), text=res.text, finish_reason=res.finish_reason,
                      error=res.error, cache_key=res.cache_key, cached=res.cached, latency_s=res.latency_s,
                      usage=dict(res.usage or {}), problems=[p.to_dict() for p in problems], trajectory=T.to_dict())
@@ -305,15 +351,18 @@ def run_rep(llm: LLM,  # any LLM (`models.llm.get_llm(spec)`)
     for i, t in enumerate(tasks):
         T_base, T_ref = recs[i].trajectory("baseline"), t.reference_trajectory()
         k, src = choose_k(T_base, T_ref)
+        pert, spec = perturb_task(t, k, seed=f"{cfg.seed}-{t.id}")
+        k = spec.args["step"]
+        if src == "baseline" and k >= len(T_base.states): src = "reference"   # the model wrote fewer steps than that
         states = (T_base if src == "baseline" else T_ref).states
         orig = states[k]
-        pert, spec = perturb(orig, t.kind, seed=f"{cfg.seed}-{t.id}", choices=t.choices)
         recs[i].k, recs[i].prefix_source = k, src
         recs[i].perturbation, recs[i].original_state, recs[i].perturbed_state = spec.to_dict(), orig.to_dict(), pert.to_dict()
         for st, pre in (("constrained", list(states[:k + 1])), ("perturbed", list(states[:k]) + [pert])):
             reqs.append(stage_request(st, t, cfg, prefix=pre)); where.append((i, st)); prefixes.append(pre)
     for req, res, (i, st), pre in zip(reqs, llm.generate(reqs, progress=progress), where, prefixes):
-        recs[i].calls[st] = make_call(st, req, res, prefix=pre, meta={"task_id": tasks[i].id, "k": recs[i].k})
+        recs[i].calls[st] = make_call(st, req, res, prefix=pre, meta={"task_id": tasks[i].id, "k": recs[i].k,
+                                                                      "ref_len": len(tasks[i].steps)})
     # stage 4: repair the perturbed trajectory
     reqs = [stage_request("repaired", t, cfg, attempt=recs[i].trajectory("perturbed")) for i, t in enumerate(tasks)]
     for i, (req, res) in enumerate(zip(reqs, llm.generate(reqs, progress=progress))):

@@ -8,15 +8,15 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 from ..core import BeliefState, Trajectory
-from ..datasets.rep_tasks import RepTask, answer_matches
+from ..datasets.rep_tasks import RepTask, answer_matches, check_answer, chance, majority_answers
 from ..metrics.bootstrap import bootstrap_ci
 from ..metrics.divergence import divergence, structural_delta, probabilistic_delta
-from ..metrics.complexity import complexity
+from ..metrics.complexity import complexity, evaluate_trajectory
 from .rep import RepRecord, final_answer, STAGES
 
 # %% auto #0
-__all__ = ['TABLE1_COLUMNS', 'measure_trajectory', 'measure_records', 'stage_table', 'paired_view', 'paired_summary',
-           'stability_frame', 'delta_table', 'problem_counts']
+__all__ = ['NOISE_FLOOR', 'TABLE1_COLUMNS', 'TABLE1_EXTRA', 'measure_trajectory', 'measure_records', 'population', 'stage_table',
+           'paired_view', 'paired_summary', 'stability_frame', 'delta_table', 'stage_counts', 'problem_counts']
 
 # %% ../../nbs/63_rep_measure.ipynb #61513e8d
 def measure_trajectory(T: Trajectory,  # the stage's trajectory
@@ -28,73 +28,107 @@ def measure_trajectory(T: Trajectory,  # the stage's trajectory
                        beta: float=1.0,  # weight of B(T)
                        gamma: float=1.0,  # weight of the summed entropy
                       ) -> dict:
-    "D, D_normalized, C, score (with D/|π|), score_raw (with D) and n_states; NaN where undefined."
+    "D, D_normalized, C, score (-D - λC), score_normalized (-D/|π| - λC) and n_states; NaN where undefined."
     nan = float("nan")
-    out = dict(n_states=len(T), D=nan, D_normalized=nan, C=nan, score=nan, score_raw=nan)
+    out = dict(n_states=len(T), D=nan, D_normalized=nan, C=nan, score=nan, score_normalized=nan)
     if len(T) == 0: return out
-    out["C"] = C = complexity(T, alpha, beta, gamma)
+    out["C"] = complexity(T, alpha, beta, gamma)
     if len(T_base) == 0: return out
-    r = divergence(T_base, T, delta, alignment)
-    out.update(D=r.D, D_normalized=r.D_normalized, score=-r.D_normalized - lam * C, score_raw=-r.D - lam * C)
+    r = evaluate_trajectory(T, T_base, delta, lam, alignment, False, alpha, beta, gamma)
+    out.update(D=r["D"], D_normalized=r["D_normalized"], score=r["score"], score_normalized=r["score_normalized"])
     return out
 
 # %% ../../nbs/63_rep_measure.ipynb #b259acd6
+NOISE_FLOOR = "noise_floor"  # the stage label of the first sampled baseline, measured like a stage
+
+def _stage_call(rec: RepRecord, st: str):
+    if st == NOISE_FLOOR: return rec.samples[0] if rec.samples else None
+    return rec.calls.get(st)
+
 def measure_records(records: list[RepRecord],  # REP run records
                     delta: Callable=structural_delta,  # δ
                     lam: float=0.1,  # λ
-                    alignment: str="dtw",  # 'dtw' or 'pad'
+                    alignment: str|list="dtw",  # 'dtw', 'pad', or a list of them (one set of rows each)
                     alpha: float=1.0,  # weight of N
                     beta: float=1.0,  # weight of B(T)
                     gamma: float=1.0,  # weight of the entropy
                     stages: tuple=STAGES,  # stages to measure
+                    noise_floor: bool=True,  # add the first sampled baseline as stage 'noise_floor'
+                    accept_hedged: bool=True,  # a hedged single answer counts as stated (see `check_answer`)
                    ) -> pd.DataFrame:
-    "One row per (problem, stage): answer, correctness, parse problems, D, D_normalized, C, score, score_raw."
+    "One row per (problem, stage, alignment): answer, verdict, correctness, chance, majority, parsed, truncated, D, C, scores."
+    aligns = [alignment] if isinstance(alignment, str) else list(alignment)
+    majority = majority_answers([RepTask.from_dict(r.task) for r in records])
+    sts = list(stages) + ([NOISE_FLOOR] if noise_floor else [])
     rows = []
     for rec in records:
         t = RepTask.from_dict(rec.task)
         T_base = rec.trajectory("baseline")
-        for st in stages:
-            T = rec.trajectory(st)
+        for st in sts:
+            call = _stage_call(rec, st)
+            if call is None: continue
+            T = call.traj()
             ans, src = final_answer(T)
-            call = rec.calls.get(st)
-            rows.append(dict(id=t.id, kind=t.kind, stage=st, answer=ans, gold=t.answer, answer_source=src,
-                             correct=answer_matches(ans, t.answer, t.choices), k=rec.k,
-                             prefix_source=rec.prefix_source,
-                             perturbation=(rec.perturbation or {}).get("name"),
-                             n_parse_problems=len(call.problems) if call else 0,
-                             failed=bool(call and call.error), baseline_parsed=len(T_base) > 0,
-                             **measure_trajectory(T, T_base, delta, lam, alignment, alpha, beta, gamma)))
+            chk = check_answer(ans, t.answer, t.choices, accept_hedged)
+            maj = majority.get(t.id)
+            base = dict(id=t.id, kind=t.kind, stage=st, answer=ans, gold=t.answer, answer_source=src,
+                        verdict=chk.verdict, correct=chk.correct, hedged=chk.verdict == "hedged", chance=chance(t),
+                        majority_correct=bool(maj is not None and check_answer(maj, t.answer, t.choices).correct),
+                        parsed=call.parsed, truncated=call.truncated, k=rec.k, prefix_source=rec.prefix_source,
+                        perturbation=(rec.perturbation or {}).get("name"), n_parse_problems=len(call.problems),
+                        failed=bool(call.error), baseline_parsed=len(T_base) > 0)
+            for al in aligns:
+                rows.append(dict(base, alignment=al, **measure_trajectory(T, T_base, delta, lam, al, alpha, beta, gamma)))
     df = pd.DataFrame(rows)
-    df["stage"] = pd.Categorical(df["stage"], categories=list(stages), ordered=True)
+    df["stage"] = pd.Categorical(df["stage"], categories=sts, ordered=True)
     return df
 
 # %% ../../nbs/63_rep_measure.ipynb #b3723dce
-TABLE1_COLUMNS = ["stage", "n", "accuracy", "D", "D_normalized", "C", "score", "ci_low_score", "ci_high_score"]
+TABLE1_COLUMNS = ["stage", "alignment", "n", "accuracy", "chance", "D", "D_normalized", "C", "score",
+                  "score_normalized", "ci_low_score", "ci_high_score"]
+TABLE1_EXTRA = ["ci_low_D", "ci_high_D", "majority", "accuracy_all", "n_all", "hedged", "truncated"]
+
+def population(df: pd.DataFrame,  # `measure_records` output
+               stages: tuple=STAGES,  # the stages that must all have parsed
+              ) -> set:
+    "Ids of the problems whose every stage in `stages` parsed."
+    ok = df[df.stage.isin(stages)].drop_duplicates(["id", "stage"]).pivot(index="id", columns="stage", values="parsed")
+    ok = ok.reindex(columns=list(stages))
+    return set(ok.index[ok.fillna(False).astype(bool).all(axis=1)])
 
 def stage_table(df: pd.DataFrame,  # `measure_records` output
                 n_boot: int=2000,  # bootstrap resamples
                 seed: int=0,  # bootstrap seed
                ) -> pd.DataFrame:
-    "Table 1: per stage n, accuracy, mean D, D_normalized, C, score and the bootstrap 95% interval of the score."
+    "Table 1 on one population: per (stage, alignment) the means, 95 % intervals, chance, majority, accuracy over all."
+    pop = population(df)
     rows = []
-    for st, g in df.groupby("stage", observed=True, sort=True):
-        ok = g[np.isfinite(g["score"])]
+    for (al, st), g in df.groupby(["alignment", "stage"], observed=True, sort=True):
+        n_all = g.id.nunique()
+        ok = g[g.id.isin(pop) & (g.parsed if st == NOISE_FLOOR else True)]
         lo, hi = bootstrap_ci(ok["score"], n_boot=n_boot, seed=seed)
-        rows.append(dict(stage=st, n=len(ok), accuracy=g["correct"].mean(), D=ok["D"].mean(),
-                         D_normalized=ok["D_normalized"].mean(), C=ok["C"].mean(), score=ok["score"].mean(),
-                         ci_low_score=lo, ci_high_score=hi))
-    return pd.DataFrame(rows, columns=TABLE1_COLUMNS)
+        dlo, dhi = bootstrap_ci(ok["D"], n_boot=n_boot, seed=seed)
+        rows.append(dict(stage=st, alignment=al, n=len(ok), accuracy=ok["correct"].mean(), chance=ok["chance"].mean(),
+                         D=ok["D"].mean(), D_normalized=ok["D_normalized"].mean(), C=ok["C"].mean(),
+                         score=ok["score"].mean(), score_normalized=ok["score_normalized"].mean(), ci_low_score=lo,
+                         ci_high_score=hi, ci_low_D=dlo, ci_high_D=dhi, majority=ok["majority_correct"].mean(),
+                         accuracy_all=g["correct"].mean(), n_all=n_all, hedged=int(g["hedged"].sum()),
+                         truncated=int(g["truncated"].sum())))
+    return pd.DataFrame(rows, columns=TABLE1_COLUMNS + TABLE1_EXTRA)
 
 # %% ../../nbs/63_rep_measure.ipynb #5342daf0
 def paired_view(df: pd.DataFrame,  # `measure_records` output
+                alignment: str|None=None,  # which alignment's rows (default: the first in `df`)
                ) -> pd.DataFrame:
-    "Per problem: correct_*, D_normalized_*, C_*, score_* for each stage, R, R_normalized, repair_reduced."
+    "Per problem: correct_*, D_*, D_normalized_*, C_*, score_* for each stage, R, R_normalized, repair_reduced."
+    al = alignment or df["alignment"].iloc[0]
+    df = df[df["alignment"] == al]
     d = df.assign(stage=df["stage"].astype(str), correct=df["correct"].astype(float))
     w = d.pivot(index="id", columns="stage", values=["correct", "D", "D_normalized", "C", "score"])
     w.columns = [f"{v}_{s}" for v, s in w.columns]
     w = d.drop_duplicates("id")[["id", "kind"]].merge(w.reset_index(), on="id")
     w["R"], w["R_normalized"] = w.get("D_repaired"), w.get("D_normalized_repaired")
-    a, b = w["D_normalized_repaired"].astype(float), w["D_normalized_perturbed"].astype(float)
+    a, b = w["D_repaired"].astype(float), w["D_perturbed"].astype(float)
     w["repair_reduced"] = np.where(np.isfinite(a) & np.isfinite(b), (a < b).astype(float), np.nan)
     return w
 
@@ -102,10 +136,11 @@ def paired_summary(pv: pd.DataFrame,  # `paired_view` output
                    n_boot: int=2000,  # bootstrap resamples
                    seed: int=0,  # bootstrap seed
                   ) -> pd.DataFrame:
-    "Mean paired changes (perturbed - baseline, repaired - perturbed, repaired - baseline) and Remark 1's share."
+    "Mean paired changes between stages (and from the noise floor) with 95 % intervals, and Remark 1's share."
     rows = []
-    for what in ("D_normalized", "C", "score", "correct"):
-        for a, b in (("baseline", "perturbed"), ("perturbed", "repaired"), ("baseline", "repaired")):
+    for what in ("D", "D_normalized", "C", "score", "correct"):
+        for a, b in (("baseline", "perturbed"), ("perturbed", "repaired"), ("baseline", "repaired"),
+                     (NOISE_FLOOR, "perturbed"), (NOISE_FLOOR, "repaired")):
             if f"{what}_{a}" not in pv or f"{what}_{b}" not in pv: continue
             d = (pv[f"{what}_{b}"].astype(float) - pv[f"{what}_{a}"].astype(float)).to_numpy()
             lo, hi = bootstrap_ci(d, n_boot=n_boot, seed=seed)
@@ -140,11 +175,11 @@ def stability_frame(records: list[RepRecord],  # REP run records
 def delta_table(records: list[RepRecord],  # REP run records
                 deltas: dict,  # name -> δ, e.g. {'structural': structural_delta, ...}
                 lam: float=0.1,  # λ
-                alignment: str="dtw",  # alignment
+                alignment: str|list="dtw",  # alignment(s)
                 n_boot: int=2000,  # bootstrap resamples
                 seed: int=0,  # bootstrap seed
                ) -> pd.DataFrame:
-    "Table 1 once per δ, stacked with a `delta` column first."
+    "Table 1 once per δ (every alignment given), stacked with a `delta` column first."
     out = []
     for name, d in deltas.items():
         t = stage_table(measure_records(records, d, lam, alignment), n_boot, seed)
@@ -152,6 +187,19 @@ def delta_table(records: list[RepRecord],  # REP run records
     return pd.concat(out, ignore_index=True)
 
 # %% ../../nbs/63_rep_measure.ipynb #c7fbc89c
+def stage_counts(records: list[RepRecord],  # REP run records
+                ) -> pd.DataFrame:
+    "Per stage (and the samples): calls, failed calls, parsed, cut at max_tokens, continuations without a state."
+    rows = []
+    for rec in records:
+        for st, c in list(rec.calls.items()) + [("sample", s) for s in rec.samples]:
+            rows.append(dict(stage=st, failed=bool(c.error), parsed=c.parsed, truncated=c.truncated,
+                             continuation_empty=any(p["kind"] == "continuation_empty" for p in c.problems)))
+    df = pd.DataFrame(rows, columns=["stage", "failed", "parsed", "truncated", "continuation_empty"])
+    return df.groupby("stage", sort=False).agg(calls=("parsed", "size"), failed=("failed", "sum"), parsed=("parsed", "sum"),
+                                              truncated=("truncated", "sum"),
+                                              continuation_empty=("continuation_empty", "sum")).reset_index()
+
 def problem_counts(records: list[RepRecord],  # REP run records
                   ) -> pd.DataFrame:
     "Counts of parse problems (and failed calls) by stage and kind; samples under stage 'sample'."

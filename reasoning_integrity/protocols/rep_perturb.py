@@ -12,7 +12,8 @@ from ..core import BeliefState
 # %% auto #0
 __all__ = ['PERTURBATIONS', 'PREFERENCES', 'PerturbationSpec', 'change_number', 'plan_change_number', 'flip_relation',
            'plan_flip_relation', 'negate_text', 'negate_premise', 'plan_negate_premise', 'swap_confidence',
-           'plan_swap_confidence', 'negate_hypothesis', 'plan_negate_hypothesis', 'apply_perturbation', 'perturb']
+           'plan_swap_confidence', 'negate_hypothesis', 'plan_negate_hypothesis', 'apply_perturbation', 'perturb',
+           'task_state', 'task_variants', 'perturb_task', 'apply_task_perturbation']
 
 # %% ../../nbs/61_rep_perturb.ipynb #57a53528
 @dataclass
@@ -208,3 +209,98 @@ def perturb(state: BeliefState,  # the model's state B_k
             spec = PerturbationSpec(name, args)
             return apply_perturbation(state, spec), spec
     raise ValueError(f"no perturbation applies to a state with no hypothesis and no constraint: {state}")
+
+# %% ../../nbs/61_rep_perturb.ipynb #5523e3ac
+from ..datasets.rep_tasks import RepTask, _consistent_orders, _rooms_for, _uniform, _clue_text
+
+_SYM = {"add": "+", "subtract": "-", "multiply": "*"}
+
+def _state(hyps, constraint, step):
+    return BeliefState(hypotheses=list(hyps), confidence=_uniform(list(hyps)) if len(hyps) > 1 else [1.0],
+                       constraints=[constraint], step=step)
+
+def task_state(task: RepTask,  # the problem
+               step: int,  # which step's premise to replace (1..N; 0 only for arithmetic and syllogism)
+               premise,  # the replacement premise, as `task_variants` gives it
+              ) -> BeliefState:
+    "The state at `step` recomputed from the task's data with the premise of that step replaced by `premise`."
+    d = task.data
+    if task.kind == "arithmetic":
+        a, op, b, c = premise
+        text = f"start = {c}" if op == "start" else f"{a} {_SYM[op]} {b} = {c}"
+        return _state([str(c)], text, step)
+    if task.kind == "ordering":
+        more, less = d["more"], d["less"]
+        pairs = [(a, b) if w == more else (b, a) for a, w, b in d["relations"]]  # (higher, lower)
+        hi, word, lo = premise
+        new = (hi, lo) if word == more else (lo, hi)
+        cands = sorted({o[d["rank"]] for o in _consistent_orders(d["people"], pairs[:step - 1] + [new])})
+        return _state(cands, f"{hi} is {word} than {lo}", step)
+    if task.kind == "location":
+        clues = [tuple(c) for c in d["clues"]]
+        cands = _rooms_for(d["people"], d["rooms"], clues[:step - 1] + [tuple(premise)], d["target"])
+        return _state(cands, _clue_text(premise), step)
+    if task.kind == "syllogism":
+        cat, is_member, last = premise
+        hyp = ("yes" if is_member else "no") if last else (cat if is_member else f"not {cat}")
+        return _state([hyp], f"{d['entity']} is {'a' if is_member else 'not a'} {cat}", step)
+    raise ValueError(f"unknown task kind {task.kind!r}")
+
+def task_variants(task: RepTask,  # the problem
+                  step: int,  # the step whose premise is contradicted
+                  rng: random.Random,  # orders the variants
+                 ) -> list[tuple[str, object]]:
+    "Candidate contradictions of step `step`'s premise, as (operator name, premise), in the order they are tried."
+    d = task.data
+    if task.kind == "arithmetic":
+        vals = d["values"]
+        if step == 0: a, op, b, c = None, "start", None, vals[0]
+        else: (op, b), a, c = d["ops"][step - 1], vals[step - 1], vals[step]
+        ds = [1, 2, 3, -1, -2, -3]; rng.shuffle(ds)
+        return [("change_result", (a, op, b, c + x)) for x in ds if c + x >= 0 or c < 0]
+    if task.kind == "ordering":   # the converse: the only single-premise change that is always a contradiction
+        a, w, b = d["relations"][step - 1]
+        return [("flip_relation", (b, w, a))]
+    if task.kind == "location":   # negation; or, for "A is in X", "A is in Y" (one person is in one room)
+        p, r, is_in = d["clues"][step - 1]
+        rooms = [x for x in d["rooms"] if x != r]; rng.shuffle(rooms)
+        return [("negate_clue", (p, r, not is_in))] + ([("move_clue", (p, x, True)) for x in rooms] if is_in else [])
+    if task.kind == "syllogism":
+        cats, links = d["categories"], d["links"]
+        last = step == len(links)
+        if step == 0: return [("negate_fact", (cats[0], False, False))]
+        member = links[step - 1][0] == "all"
+        return [("negate_fact", (links[step - 1][2], not member, last))]
+    raise ValueError(f"unknown task kind {task.kind!r}")
+
+def perturb_task(task: RepTask,  # the problem
+                 step: int,  # the step to contradict (clipped to 1..N-1)
+                 seed: int|str=0,  # orders the variants
+                ) -> tuple[BeliefState, PerturbationSpec]:
+    "The perturbed state B~ recomputed from the data, and its spec (whose `step` may differ: see below)."
+    N = len(task.steps) - 1
+    lo, hi = (1, N - 1) if N >= 2 else (min(1, N), N)   # §5.3: k in {1..N-1}, so the continuation has steps to write
+    step = min(max(step, lo), hi)
+    # the requested step first, then the nearest others (an early comparison can leave the asked rank open either
+    # way); the last step only when no earlier one works (then the continuation has only the answer to write)
+    order = sorted(range(lo, hi + 1), key=lambda j: (abs(j - step), j < step)) + ([N] if hi < N else [])
+    for j in order:
+        gold = BeliefState.from_dict(task.steps[j])
+        best, best_d = None, 0.0
+        for name, premise in task_variants(task, j, random.Random(f"{seed}|{j}")):
+            s = task_state(task, j, premise)
+            if not s.hypotheses: continue
+            a, b = gold.hypothesis_set, s.hypothesis_set
+            d = 1 - len(a & b) / len(a | b)              # how much of H the contradiction changes (Jaccard distance)
+            if d > best_d: best, best_d = (name, premise, s), d
+        if best is not None:
+            name, premise, s = best
+            return s, PerturbationSpec(f"task:{name}", {"step": j, "premise": list(premise), "requested_step": step})
+    raise ValueError(f"no contradiction of any step of {task.id} changes its hypotheses")
+
+def apply_task_perturbation(task: RepTask,  # the problem
+                            spec: PerturbationSpec|dict,  # from `perturb_task`
+                           ) -> BeliefState:
+    "Replay a `perturb_task` spec (no randomness)."
+    spec = spec if isinstance(spec, PerturbationSpec) else PerturbationSpec.from_dict(spec)
+    return task_state(task, spec.args["step"], tuple(spec.args["premise"]))
