@@ -143,14 +143,14 @@ def deltabench_chains(source:str="auto",  # `datasets.deltabench.load_deltabench
 def rep_gold_chains(n:int=40,  # problems (half of them perturbed)
                     seed:int=0,  # problem-set seed (as `datasets.rep_tasks.rep_problems`)
                    )->tuple[list[Chain], pd.DataFrame]:
-    "REP gold trajectories as chains with states; every other one perturbed at its middle state; and the operators used."
+    "REP gold trajectories as chains with states; half perturbed at the middle state (each kind equally); and the operators used."
     from reasoning_integrity.datasets.rep_tasks import rep_problems
     from reasoning_integrity.protocols.rep_perturb import perturb_task
     out, ops = [], []
     for i, t in enumerate(rep_problems(n, seed)):
         states = list(t.reference_trajectory().states)
         first, spec = -1, None
-        if i % 2 == 1 and len(states) >= 2:
+        if (i // 4) % 2 == 1 and len(states) >= 2:   # every other block of four: each kind perturbed equally often
             try:
                 pert, spec = perturb_task(t, len(states) // 2, seed=f"{seed}|{t.id}")
                 first = spec.args["step"]
