@@ -58,7 +58,7 @@ def test_rep_protocol_notebook_on_a_replay(tmp_path):
     paired = pd.read_csv(out / "tables/paired.csv")
     assert (paired.repair_reduced == 1.0).all()  # perfect repair: Remark 1 holds on every problem
     pbd, ps = pd.read_csv(out / "tables/paired_by_delta.csv"), pd.read_csv(out / "tables/paired_summary.csv")
-    assert set(pbd.delta) == {"semantic", "structural", "probabilistic", "composite"}
+    assert set(pbd.delta) == {"semantic", "structural", "probabilistic", "composite", "semantic_whole"}
     pd.testing.assert_frame_equal(pbd[pbd.delta == "composite"].drop(columns="delta").reset_index(drop=True), ps)
     for f in ["paper_comparison", "by_delta", "parse_problems", "fallbacks", "example_trajectories", "stage_counts",
               "perturbation_visibility", "oracle_perturbation_visibility", "answer_verdicts"]:

@@ -237,20 +237,30 @@ def kl_delta(eps:float=1e-3, # smoothing mass per hypothesis of each pair's unio
     return _kl
 
 # %% ../../nbs/10_divergence.ipynb #06474a1f
+def _text_delta(embed, t1, t2, scale):
+    "Cosine δ between two lists of texts (one embedder call; identical texts at exactly 0)."
+    uniq = list(dict.fromkeys(t1 + t2))
+    E = np.asarray(embed(uniq), dtype=float)
+    if E.shape[0] != len(uniq): raise ValueError(f"embedder returned {E.shape[0]} rows for {len(uniq)} texts")
+    pos = {t: i for i, t in enumerate(uniq)}
+    i1, i2 = [pos[t] for t in t1], [pos[t] for t in t2]
+    d = cosine_delta(E[i1], E[i2], scale)
+    return np.where(np.equal.outer(np.array(i1, dtype=int), np.array(i2, dtype=int)), 0., d)
+
+def _parts(s)->tuple[str, str]:
+    return (", ".join(s.hypotheses) or "(none)", "; ".join(s.constraints) or "(none)")
+
 def semantic_delta(embed:Callable, # texts -> array (n, d); e.g. models.embed.Embedder() or hashing_embedder()
                    scale:str="half", # cosine bound: "half" = (1-cos)/2, "clip" = min(1, 1-cos)
+                   parts:bool=False, # embed hypotheses and constraints separately and average the two distances
                   )->Callable:
-    "A δ: cosine distance of embeddings of the states' rendered text, (n1, n2) in [0, 1]."
-    @state_distance("semantic" if scale == "half" else f"semantic({scale})", 1.0, True)
+    "A δ: cosine distance of embeddings of the states' rendered text (or of its two parts), (n1, n2) in [0, 1]."
+    name = ("semantic" if scale == "half" else f"semantic({scale})") + ("_parts" if parts else "")
+    @state_distance(name, 1.0, True)
     def _semantic(S1, S2):
-        t1, t2 = [s.render() for s in S1], [s.render() for s in S2]
-        uniq = list(dict.fromkeys(t1 + t2))
-        E = np.asarray(embed(uniq), dtype=float)
-        if E.shape[0] != len(uniq): raise ValueError(f"embedder returned {E.shape[0]} rows for {len(uniq)} texts")
-        pos = {t: i for i, t in enumerate(uniq)}
-        i1, i2 = [pos[t] for t in t1], [pos[t] for t in t2]
-        d = cosine_delta(E[i1], E[i2], scale)
-        return np.where(np.equal.outer(np.array(i1, dtype=int), np.array(i2, dtype=int)), 0., d)
+        if not parts: return _text_delta(embed, [s.render() for s in S1], [s.render() for s in S2], scale)
+        p1, p2 = [_parts(s) for s in S1], [_parts(s) for s in S2]
+        return sum(_text_delta(embed, [p[c] for p in p1], [p[c] for p in p2], scale) for c in (0, 1)) / 2
     return _semantic
 
 # %% ../../nbs/10_divergence.ipynb #4245d084
@@ -284,15 +294,15 @@ def composite_delta(deltas:Sequence[Callable], # the δ to combine
     return _composite
 
 # %% ../../nbs/10_divergence.ipynb #6e1f4337
-DELTA_NAMES = ("semantic", "semantic_clip", "structural", "jensen_shannon", "probabilistic", "kl", "composite")
+DELTA_NAMES = ("semantic", "semantic_clip", "semantic_parts", "structural", "jensen_shannon", "probabilistic", "kl", "composite")
 
 def get_delta(name:str, # one of DELTA_NAMES
               embed:Callable|None=None, # embedder for the semantic parts
              )->Callable:
     "The δ registered under `name`."
-    if name in ("semantic", "semantic_clip"):
+    if name in ("semantic", "semantic_clip", "semantic_parts"):
         if embed is None: raise ValueError(f"delta {name!r} needs an embedder")
-        return semantic_delta(embed, "clip" if name == "semantic_clip" else "half")
+        return semantic_delta(embed, "clip" if name == "semantic_clip" else "half", parts=name == "semantic_parts")
     if name == "structural": return structural_delta
     if name in ("jensen_shannon", "probabilistic"): return probabilistic_delta
     if name == "kl": return kl_delta()
