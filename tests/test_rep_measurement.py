@@ -145,7 +145,7 @@ def test_repair_budget_covers_the_attempt():
     long = Trajectory([BeliefState([str(10 ** 12 + i)], [1.0], [f"step {i} " * 10]) for i in range(12)])
     r = stage_request("repaired", t, RepConfig(max_tokens=64), attempt=long)
     shown = r.prompt.rsplit("Attempt: ", 1)[1]
-    assert r.max_tokens >= 1.5 * len(shown) / 3 > 64
+    assert r.max_tokens >= 2.0 * len(shown) / 2 > 64
 
 
 def test_parameters_are_checked_before_any_call():

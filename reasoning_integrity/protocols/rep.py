@@ -30,7 +30,7 @@ class RepConfig:
     json_schema: bool = True  # pass TRAJECTORY_SCHEMA as Request.json_schema (constrained decoding where offered)
     max_tokens: int = 256  # generated tokens at most per call (the repair stage may get more: `repair_budget`)
     schema_form: str = "paired"  # 'paired' ([{"h", "p"}] per state) or 'parallel' (hypotheses + confidence lists)
-    repair_budget: float = 1.5  # repair max_tokens = max(max_tokens, repair_budget × tokens of the attempt shown)
+    repair_budget: float = 2.0  # repair max_tokens = max(max_tokens, repair_budget × tokens of the attempt shown)
     n_samples: int = 2  # sampled baseline runs per problem (§7.1); 0 for none
     sample_temperature: float = 0.7  # temperature of the sampled runs
     seed: int = 0  # base seed of the sampled runs and of the perturbation choices
@@ -166,7 +166,7 @@ def stage_request(stage: str,  # the stage
     budget = config.max_tokens
     if stage == "repaired":   # the repair rewrites the whole attempt: never give it less room than the attempt takes
         shown = turns[2].split("Attempt: ", 1)[1]
-        budget = max(budget, int(config.repair_budget * len(shown) / 3) + 16)
+        budget = max(budget, int(config.repair_budget * len(shown) / 2) + 16)
     return Request(**fields, temperature=0.0, max_tokens=budget, seed=config.seed,
                    stop=["\nProblem:"] if config.style == "completion" else None,
                    json_schema=SCHEMAS[config.schema_form] if config.json_schema else None)
