@@ -1,3 +1,4 @@
+import numpy as np
 "Mock framework and PTP protocols: generated traces parse back to the same steps; protocols with a scripted model."
 import ast, re
 from types import SimpleNamespace
@@ -50,7 +51,7 @@ class Scripted:
                 full = next(t for t in self.traces if t[:len(pre) - 1] == pre[:-1])
                 text = "\n".join(full[len(pre):])
             elif block.startswith(">>> multistep_arithmetic_two("):
-                text, _ = arith_mock.run(ast.literal_eval(block[len(">>> multistep_arithmetic_two("):-1]))
+                text, _ = arith_mock.run(block[len(">>> multistep_arithmetic_two("):-1])   # the input, unquoted
                 self.traces.append(text.split("\n"))
             else:
                 text = "Calling eval_flat('1 + 1')...\n...eval_flat returned 0\nCalling substitute('x', 'y', 0)...\n"
@@ -69,7 +70,8 @@ def test_protocols_with_scripted_model():
     sp = intervene(llm, prog, base, "eval_flat", "split").assign(task="m")
     assert sp.correct.all() and not sp.changed.any()
     m = modularity_table(base, sp, n_resamples=100)
-    assert m.p.tolist() == [1.0, 1.0, 1.0] and (m.p_bonferroni == 1.0).all()
+    # nothing moved: the step-count t-test has no p (flagged), the other two have p = 1
+    assert np.isnan(m.p[0]) and m.degenerate[0] and m.p[1:].tolist() == [1.0, 1.0] and (m.p_hat[1:] == 1.0).all()
 
 def test_step_prompt_replaces_final_call():
     p = step_prompt("PROG", "eval_flat", "'1 + 2'")

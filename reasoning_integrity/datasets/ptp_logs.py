@@ -12,7 +12,8 @@ from .bbh import PTP_TASKS
 
 # %% auto #0
 __all__ = ['TEST_LOGS', 'ANNOTATIONS', 'TASK_NAME_FIXES', 'tune_log_path', 'LogExample', 'PTPLog', 'parse_log', 'load_log',
-           'load_tune_logs', 'load_programs', 'load_annotations', 'match_annotations']
+           'load_tune_logs', 'load_programs', 'tune_gold', 'load_annotations', 'match_annotations',
+           'resolve_annotations']
 
 # %% ../../nbs/32_ptp_logs.ipynb #3c6cd51f
 _SONNET = "doctest-prompting/annotated-logs/anthropic-claude-3-sonnet-20240229"
@@ -161,6 +162,24 @@ def load_programs(tasks: list[str]|None=None,  # default: all 23 `PTP_TASKS`
     "The original prompt programs, read from the tune-log headers (data, at run time)."
     return {t: lg.program for t, lg in load_tune_logs(tasks).items()}
 
+# %% ../../nbs/32_ptp_logs.ipynb #59460a43
+def _flat(s: str) -> str: return " ".join(str(s).split())
+
+def tune_gold(logs: dict[str, PTPLog]|None=None,  # tune logs by task (default: all 23)
+             ) -> pd.DataFrame:
+    "One row per logged tune example: task, index, gold (BBH), logged_y, y_is_gold, input_agrees."
+    from reasoning_integrity.datasets.bbh import load_split
+    logs = logs if logs is not None else load_tune_logs()
+    rows = []
+    for t, lg in logs.items():
+        split = load_split(t, "tune")
+        for e in lg.examples:
+            g = split.iloc[e.index - 1] if 1 <= e.index <= len(split) else None
+            rows.append(dict(task=t, index=e.index, gold=None if g is None else g.target, logged_y=e.target,
+                             y_is_gold=g is not None and e.target == g.target,
+                             input_agrees=g is not None and _flat(g.input) == _flat(e.input)))
+    return pd.DataFrame(rows)
+
 # %% ../../nbs/32_ptp_logs.ipynb #01eb6aac
 TASK_NAME_FIXES = {
     "salient_translation_errors": "salient_translation_error_detection",
@@ -191,32 +210,64 @@ def load_annotations() -> pd.DataFrame:
     return d
 
 # %% ../../nbs/32_ptp_logs.ipynb #f000564d
-def _flat(s: str) -> str: return " ".join(str(s).split())
-
 def _shingles(s: str, k: int=3) -> set:
     w = _flat(s).split()
     return {" ".join(w[i:i + k]) for i in range(max(len(w) - k + 1, 1))} if w else set()
 
 def match_annotations(ann: pd.DataFrame|None=None,  # `load_annotations()` (default: loaded)
                       logs: dict[str, PTPLog]|None=None,  # tune logs by task (default: `load_tune_logs()` of the annotated tasks)
-                      min_similarity: float=0.5,  # below this a row is left unmatched
+                      min_similarity: float=0.9,  # below this a pasted output describes no logged trace
                      ) -> pd.DataFrame:
-    "One row per annotation: row, task, typed_index, matched_index (1-based log index or <NA>), similarity, exact, index_agrees."
+    "One row per annotation: row, task, typed_index, matched_index (<NA>: none), similarity, exact, basis, input_index, status, index_agrees."
     ann = load_annotations() if ann is None else ann
     logs = logs if logs is not None else load_tune_logs(sorted(ann.task.dropna().unique()))
-    cache = {t: [(e.index, _flat(e.output), _shingles(e.output)) for e in lg.examples] for t, lg in logs.items()}
+    cache = {t: [(e.index, _flat(e.output), _shingles(e.output), _flat(e.input)) for e in lg.examples]
+             for t, lg in logs.items()}
     rows = []
     for i, r in ann.reset_index(drop=True).iterrows():
         best = (None, 0.0, False)
         out, sh = _flat(r.output), _shingles(r.output)
-        for idx, flat, s2 in cache.get(r.task, []):
-            if out and flat == out: best = (idx, 1.0, True); break
-            sim = len(sh & s2) / len(sh | s2) if sh or s2 else 0.0
-            if sim > best[1]: best = (idx, sim, False)
-        idx = best[0] if best[1] >= min_similarity else None
+        inp = _flat(r.get("input", ""))
+        same_input = [idx for idx, _, _, x in cache.get(r.task, []) if inp and x == inp]
+        input_index = same_input[0] if len(same_input) == 1 else None
+        if out:
+            for idx, flat, s2, _ in cache.get(r.task, []):
+                if flat == out: best = (idx, 1.0, True); break
+                sim = len(sh & s2) / len(sh | s2) if sh or s2 else 0.0
+                if sim > best[1]: best = (idx, sim, False)
+            idx = best[0] if best[1] >= min_similarity else None
+            basis = "output" if idx is not None else None
+        else:   # nothing pasted as output: the input identifies the trace when exactly one has it
+            idx, basis = input_index, ("input" if input_index is not None else None)
+            best = (idx, 1.0 if idx is not None else 0.0, False)
+        status = "matched" if idx is not None else ("other_run" if input_index is not None else "no_trace")
         typed = r["index"]
         rows.append(dict(row=i, task=r.task, typed_index=typed, matched_index=idx, similarity=best[1], exact=best[2],
+                         basis=basis, input_index=input_index, status=status,
                          index_agrees=bool(idx is not None and pd.notna(typed) and int(typed) == idx)))
     out = pd.DataFrame(rows)
-    out["matched_index"] = out["matched_index"].astype("Int64")
+    for c in ("matched_index", "input_index", "typed_index"): out[c] = out[c].astype("Int64")
     return out
+
+# %% ../../nbs/32_ptp_logs.ipynb #4bb3b149
+def resolve_annotations(ann: pd.DataFrame|None=None,  # `load_annotations()` (default: loaded)
+                        logs: dict[str, PTPLog]|None=None,  # tune logs by task (default: loaded)
+                        min_similarity: float=0.9,  # `match_annotations` threshold
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "(per-trace verdicts: task, index, row, category, local, gold_ok, annotator, logged_correct; match log)."
+    ann = (load_annotations() if ann is None else ann).reset_index(drop=True)
+    logs = logs if logs is not None else load_tune_logs(sorted(ann.task.dropna().unique()))
+    m = match_annotations(ann, logs, min_similarity)
+    m["timestamp"] = pd.to_datetime(ann.get("timestamp", pd.Series([None] * len(ann))), format="%m/%d/%Y %H:%M:%S",
+                                    errors="coerce")
+    for c in ("local", "gold_ok", "annotator"): m[c] = ann.get(c, pd.Series([""] * len(ann))).fillna("").to_numpy()
+    hit = m.dropna(subset=["matched_index"]).sort_values(["timestamp", "row"], na_position="first")
+    last = hit.groupby(["task", "matched_index"]).tail(1)
+    m["used"] = m.row.isin(last.row)
+    m.loc[m.status.eq("matched") & ~m.used, "status"] = "superseded"
+    correct = {(t, e.index): e.is_correct for t, lg in logs.items() for e in lg.examples}
+    v = last[["task", "matched_index", "row", "local", "gold_ok", "annotator"]].rename(columns={"matched_index": "index"})
+    v["category"] = v.local.str.strip().map({"Yes": "local", "No": "non_local"}).fillna("unclear")
+    v["logged_correct"] = [correct.get((t, i)) for t, i in zip(v.task, v["index"])]
+    v = v.sort_values(["task", "index"]).reset_index(drop=True)
+    return v[["task", "index", "row", "category", "local", "gold_ok", "annotator", "logged_correct"]], m.drop(columns=["timestamp"])

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/30_ptp_traces.ipynb #c2cff66e
 from __future__ import annotations
-import ast, collections, enum, math, re, typing
+import ast, collections, enum, inspect, math, re, typing
 from dataclasses import dataclass, field, asdict
 from typing import Any, Iterable
 
@@ -17,7 +17,8 @@ from ..core import ParseProblem
 # %% auto #0
 __all__ = ['typing_namespace', 'StepSignature', 'Program', 'read_program', 'ValueReadError', 'repair_strings', 'read_value',
            'read_args', 'Step', 'ParsedTrace', 'parse_trace', 'check_steps', 'wellformedness', 'extract_ptp_answer',
-           'extract_cot_answer', 'extract_direct_answer', 'normalize_answer', 'is_correct', 'trace_entropy']
+           'extract_cot_answer', 'extract_direct_answer', 'normalize_target', 'normalize_answer', 'is_correct',
+           'trace_entropy']
 
 # %% ../../nbs/30_ptp_traces.ipynb #9d3f44d7
 _BUILTIN_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict,
@@ -68,6 +69,14 @@ class StepSignature:
     param_types: dict[str, Any]  # parameter name -> resolved annotation (None: absent or unresolvable)
     returns: Any = None  # resolved return annotation (None: absent or unresolvable)
     unresolved: list[str] = field(default_factory=list)  # parameters ('return') whose annotation could not be resolved
+    signature: inspect.Signature|None = None  # parameter kinds and which have defaults (None: elided), for binding calls
+
+    @property
+    def n_required(self) -> int|None:
+        "How many parameters a call must supply (those without a default, excluding `*args`/`**kw`)."
+        if self.signature is None: return None
+        return sum(p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                   for p in self.signature.parameters.values())
 
 @dataclass
 class Program:
@@ -150,6 +159,18 @@ def _statements(source: str, problems: list) -> list[ast.stmt]:
                                            body=[], decorator_list=[], returns=None, lineno=0))
     return out
 
+def _signature(a: ast.arguments) -> inspect.Signature:
+    "An `inspect.Signature` from a stub's `ast.arguments` (defaults are marked, never evaluated), for `bind`."
+    P, has = inspect.Parameter, object()   # `has`: a stand-in default; the default's text is never evaluated
+    pos = a.posonlyargs + a.args
+    pos_defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+    ps = [P(x.arg, P.POSITIONAL_ONLY if i < len(a.posonlyargs) else P.POSITIONAL_OR_KEYWORD,
+            default=P.empty if d is None else has) for i, (x, d) in enumerate(zip(pos, pos_defaults))]
+    if a.vararg: ps.append(P(a.vararg.arg, P.VAR_POSITIONAL))
+    ps += [P(x.arg, P.KEYWORD_ONLY, default=P.empty if d is None else has) for x, d in zip(a.kwonlyargs, a.kw_defaults)]
+    if a.kwarg: ps.append(P(a.kwarg.arg, P.VAR_KEYWORD))
+    return inspect.Signature(ps)
+
 def read_program(source: str,  # the prompt program's Python text (stubs with `...` bodies)
                 ) -> Program:
     "Read step signatures and declared record/enum types from a prompt program, with `ast` (never executed)."
@@ -185,7 +206,7 @@ def read_program(source: str,  # the prompt program's Python text (stubs with `.
             if st.returns is not None:
                 try: ret = _resolve(st.returns, ns)
                 except (_Unresolved, SyntaxError, TypeError): unresolved.append("return")
-            sig = StepSignature(st.name, params, types, ret, unresolved)
+            sig = StepSignature(st.name, params, types, ret, unresolved, _signature(a))
             if st.lineno == 0: sig = StepSignature(st.name, [], {}, None, ["<elided>"])
             steps[st.name] = sig
     return Program(source, steps, records, problems, set(_TRACED_RE.findall(source)), elided)
@@ -329,8 +350,8 @@ class ParsedTrace:
 
     @property
     def well_formed(self) -> bool:
-        "Every call paired following nesting, no hallucinated step, not truncated (the paper's call correctness)."
-        return not self.truncated and not self.hallucinated and all(
+        "At least one call, every call paired following nesting, no hallucinated step, not truncated (§3.2)."
+        return bool(self.steps) and not self.truncated and not self.hallucinated and all(
             p.kind not in ("unpaired_call", "unpaired_return") for p in self.problems)
     @property
     def abstract(self) -> tuple[str, ...]:
@@ -347,11 +368,23 @@ _CALL_START = re.compile(r"^\s*Calling ([A-Za-z_][\w.]*)\((.*)$")
 _CALL_END = re.compile(r"\)" + _ELL + r"\s*$")
 _RET = re.compile(r"^\s*" + _ELL + r"([A-Za-z_][\w.]*) returned(?: (.*))?$")
 _FINAL = re.compile(r"^\s*Final answer:\s*(.*?)\s*$")
+_FINAL_OFFICIAL = re.compile(r"Final answer: (.+)")
+
+def _final_answer(line: str, rule: str) -> str|None:
+    "The answer a `Final answer:` line gives under `rule` (None: the line gives none)."
+    if rule == "official":   # the harness: `re.search('Final answer: (.+)', line.strip())`, anywhere in the line
+        m = _FINAL_OFFICIAL.search(line.strip())
+        return m[1] if m else None
+    if rule == "last":
+        m = _FINAL.match(line)
+        return m[1] if m else None
+    raise ValueError(f"answer_rule must be 'official' or 'last', not {rule!r}")
 _MAX_CALL_LINES = 200
 
 def parse_trace(text: str,  # generated trace (untrusted)
                 program: Program|str|None=None,  # program (or its text) to detect hallucinated steps
                 max_lines: int=1_000_000,  # lines beyond this are ignored and reported
+                answer_rule: str="official",  # 'official' (the first `Final answer: X` line, the paper's harness) or 'last'
                ) -> ParsedTrace:
     "Parse a PTP trace into paired steps and the final answer; problems are recorded, never raised."
     if isinstance(program, str): program = read_program(program)
@@ -403,9 +436,9 @@ def parse_trace(text: str,  # generated trace (untrusted)
                     del stack[k:]
                 i += 1
                 continue
-        if "Final answer" in ln:
-            m = _FINAL.match(ln)
-            if m: answer = m[1]
+        if "Final answer" in ln and (answer is None or answer_rule == "last"):
+            a = _final_answer(ln, answer_rule)
+            if a is not None: answer = a
         i += 1
     if stack:
         if answer is None: truncated = True
@@ -421,17 +454,29 @@ def parse_trace(text: str,  # generated trace (untrusted)
     return ParsedTrace(steps, answer, problems, truncated, halluc)
 
 # %% ../../nbs/30_ptp_traces.ipynb #71eac1de
+def _binds(sig: StepSignature|None, args: list, kw: dict) -> bool|None:
+    "Whether the call's arguments bind to the stub's parameters (None: no signature to check against)."
+    if sig is None or sig.signature is None: return None
+    try: sig.signature.bind(*args, **kw); return True
+    except TypeError: return False
+
 def _type_ok(sig: StepSignature|None, args: list, kw: dict, ret: Any) -> bool|None:
+    "False on a wrong arity (missing, extra or unknown arguments) or a type error; None when nothing is checkable."
     if sig is None or "<elided>" in sig.unresolved: return None
-    checks, any_checked = [], False
-    names = sig.params
-    for idx, v in enumerate(args):
-        if idx < len(names): checks.append((sig.param_types.get(names[idx]), v))
-        else: return False   # more arguments than parameters
-    for k, v in kw.items():
-        if k not in sig.param_types: return False
-        checks.append((sig.param_types[k], v))
+    if sig.signature is not None:
+        try: bound = sig.signature.bind(*args, **kw).arguments   # arity: missing or extra arguments are errors
+        except TypeError: return False
+    else:   # a signature built by hand without kinds: positional, then keywords, no arity check
+        if len(args) > len(sig.params) or any(k not in sig.param_types for k in kw): return False
+        bound = {**dict(zip(sig.params, args)), **kw}
+    kinds = {n: p.kind for n, p in sig.signature.parameters.items()} if sig.signature is not None else {}
+    checks = []
+    for name, v in bound.items():
+        vals = (v if kinds.get(name) == inspect.Parameter.VAR_POSITIONAL else
+                v.values() if kinds.get(name) == inspect.Parameter.VAR_KEYWORD else [v])
+        checks += [(sig.param_types.get(name), x) for x in vals]
     checks.append((sig.returns, ret))
+    any_checked = False
     for ann, v in checks:
         if ann is None: continue
         any_checked = True
@@ -443,12 +488,13 @@ def _type_ok(sig: StepSignature|None, args: list, kw: dict, ret: Any) -> bool|No
 def check_steps(trace: ParsedTrace,  # a parsed trace
                 program: Program,  # the program it was generated from
                ) -> pd.DataFrame:
-    "One row per step: `fn, depth, well_formed, syntax_ok, string_error, type_ok`."
+    "One row per step: `fn, depth, well_formed, trace_well_formed, syntax_ok, string_error, type_ok, arity_ok`."
     rows = []
     for s in trace.steps:
         wf = s.paired and s.fn not in trace.hallucinated
-        row = dict(fn=s.fn, depth=s.depth, well_formed=wf, syntax_ok=None, string_error=None, type_ok=None)
-        if wf:
+        row = dict(fn=s.fn, depth=s.depth, well_formed=wf, trace_well_formed=trace.well_formed, syntax_ok=None,
+                   string_error=None, type_ok=None, arity_ok=None)
+        if trace.well_formed:   # §3.2: "for well-formed traces" the values are checked
             kinds, vals = [], None
             try: a, kw = read_args(s.args, program.records)
             except ValueReadError as e: kinds.append(e.kind); a = kw = None
@@ -456,22 +502,27 @@ def check_steps(trace: ParsedTrace,  # a parsed trace
             except ValueReadError as e: kinds.append(e.kind); r = None
             row["syntax_ok"] = not kinds
             row["string_error"] = bool(kinds) and all(k == "string" for k in kinds)
-            if not kinds: row["type_ok"] = _type_ok(program.steps.get(s.fn), a, kw, r)
+            if not kinds:
+                sig = program.steps.get(s.fn)
+                row["type_ok"] = _type_ok(sig, a, kw, r)
+                row["arity_ok"] = _binds(sig, a, kw)
         rows.append(row)
-    return pd.DataFrame(rows, columns=["fn", "depth", "well_formed", "syntax_ok", "string_error", "type_ok"])
+    return pd.DataFrame(rows, columns=["fn", "depth", "well_formed", "trace_well_formed", "syntax_ok", "string_error",
+                                       "type_ok", "arity_ok"])
 
-# %% ../../nbs/30_ptp_traces.ipynb #9c4d64c9
+# %% ../../nbs/30_ptp_traces.ipynb #00b7836b
 def wellformedness(checks: pd.DataFrame,  # concatenated `check_steps` rows
                   ) -> dict:
-    "Table 4 rates (percent) from step checks: well-formed calls; no syntax error (also ignoring string errors) among well-formed calls; no type error among syntactically correct, type-checkable calls."
+    "Table 4 rates (percent) from step checks: well-formed calls; no syntax error (also ignoring string errors) among the calls of well-formed traces; no type error (arity included) among syntactically correct, type-checkable calls."
     n = len(checks)
-    wf = checks[checks.well_formed.astype(bool)]
+    n_wf = int(checks.well_formed.astype(bool).sum())
+    wf = checks[checks.trace_well_formed.astype(bool)]   # values are checked in well-formed traces (§3.2)
     syn_ok = wf.syntax_ok.astype(bool)
     str_err = wf.string_error.astype(bool)
     ok = wf[syn_ok]
     typed = ok[ok.type_ok.notna()]
     pct = lambda a, b: 100.0 * a / b if b else float("nan")
-    return dict(n_calls=n, well_formed_calls_pct=pct(len(wf), n),
+    return dict(n_calls=n, well_formed_calls_pct=pct(n_wf, n), n_calls_checked=len(wf),
                 no_syntax_error_pct=pct(int(syn_ok.sum()), len(wf)),
                 no_syntax_error_ignoring_str_pct=pct(int((syn_ok | str_err).sum()), len(wf)),
                 no_type_error_pct=pct(int(typed.type_ok.astype(bool).sum()), len(typed)),
@@ -479,10 +530,16 @@ def wellformedness(checks: pd.DataFrame,  # concatenated `check_steps` rows
 
 # %% ../../nbs/30_ptp_traces.ipynb #81c2d1e1
 def extract_ptp_answer(text: str,  # PTP output
+                       rule: str="official",  # 'official': the first `Final answer: X` line; 'last': the last one
                       ) -> str|None:
-    "Text after the last `Final answer:` line, or None."
+    "The `Final answer:` text under `rule`, or None."
     ans = None
-    for m in re.finditer(r"^[ \t]*Final answer:[ \t]*(.*?)[ \t]*$", text, re.M): ans = m[1]
+    for line in text.split("\n"):
+        if "Final answer" not in line: continue
+        a = _final_answer(line, rule)
+        if a is not None:
+            ans = a
+            if rule == "official": break
     return ans
 
 def extract_cot_answer(text: str,  # CoT output
@@ -499,11 +556,19 @@ def extract_direct_answer(text: str,  # answer-only output
     a = text.strip().split("\n", 1)[0].strip()
     return a[:-1] if a.endswith(".") else a
 
+def normalize_target(t: str,  # a prediction or a target
+                    ) -> str:
+    "The harness's normalisation: the letter of the first `(X)` option, a number without trailing `.0`, else `t`."
+    m = re.search(r"\(([A-Z])\)", t)
+    if m: return m[1]
+    m = re.search(r"([0-9]+)\.0+$", t)
+    return m[1] if m else t
+
 _OPT = re.compile(r"^\(?([A-Z])\)?(?=$|[\s.,:;)])")
 def normalize_answer(pred: str|None,  # extracted answer
                      target: str,  # gold answer, e.g. '(B)', 'yes', '] }'
                     ) -> str|None:
-    "Normalise `pred` to `target`'s form: option letters to '(X)'; else strip and drop one trailing '.'."
+    "The project's rule: `pred` in `target`'s form: option letters to '(X)'; else strip and drop one trailing '.'."
     if pred is None: return None
     p = pred.strip()
     if re.fullmatch(r"\([A-Z]\)", target.strip()):
@@ -511,11 +576,14 @@ def normalize_answer(pred: str|None,  # extracted answer
         return f"({m[1]})" if m else p
     return p[:-1] if p.endswith(".") and not target.strip().endswith(".") else p
 
-def is_correct(pred: str|None,  # extracted answer
+def is_correct(pred: str|None,  # extracted answer (None: none found, always wrong)
                target: str,  # gold answer
+               rule: str="official",  # 'official' (the authors' harness) or 'project' (`normalize_answer`)
               ) -> bool:
-    "Exact match after `normalize_answer`."
-    return normalize_answer(pred, target) == target.strip()
+    "Whether `pred` answers `target` under `rule`."
+    if rule == "official": return pred is not None and normalize_target(pred) == normalize_target(target)
+    if rule == "project": return normalize_answer(pred, target) == target.strip()
+    raise ValueError(f"rule must be 'official' or 'project', not {rule!r}")
 
 # %% ../../nbs/30_ptp_traces.ipynb #9053fc40
 def trace_entropy(abstract_traces: Iterable[tuple],  # one abstract trace per (legal) trace

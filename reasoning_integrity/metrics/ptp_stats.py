@@ -12,8 +12,8 @@ from scipy.spatial.distance import jensenshannon
 from statsmodels.stats.multitest import multipletests
 
 # %% auto #0
-__all__ = ['sign_test', 'paired_t', 'js_divergence', 'js_permutation_test', 'bonferroni', 'accuracy_ci', 'paired_accuracy_test',
-           'correlation']
+__all__ = ['PAPER_MODULARITY', 'sign_test', 'paired_t', 'paired_t_degenerate', 'js_divergence', 'js_permutation_test',
+           'bonferroni', 'correct_pvalues', 'paper_phat', 'accuracy_ci', 'paired_accuracy_test', 'correlation']
 
 # %% ../../nbs/33_ptp_stats.ipynb #7d18a0f0
 def sign_test(c: np.ndarray,  # correctness of the original traces (0/1)
@@ -30,12 +30,19 @@ def sign_test(c: np.ndarray,  # correctness of the original traces (0/1)
 def paired_t(s: np.ndarray,  # statistic on the original traces (e.g. number of steps)
              s_tilde: np.ndarray,  # the same statistic on the intervened traces
             ) -> tuple[float, float]:
-    "Paired t-test (`scipy.stats.ttest_rel`): (t, p); p = 1 when no pair differs."
+    "Paired t-test (`scipy.stats.ttest_rel`): (t, p); NaN when every difference is the same (p undefined)."
     s, st = np.asarray(s, float), np.asarray(s_tilde, float)
     if s.shape != st.shape: raise ValueError("paired samples must have the same length")
-    if np.all(s == st): return 0.0, 1.0
+    if paired_t_degenerate(s, st): return float("nan"), float("nan")
     r = stats.ttest_rel(st, s)
     return float(r.statistic), float(r.pvalue)
+
+def paired_t_degenerate(s: np.ndarray,  # statistic on the original traces
+                        s_tilde: np.ndarray,  # the same on the intervened traces
+                       ) -> bool:
+    "Whether every paired difference is the same (including all zero, and fewer than two pairs): p is undefined."
+    d = np.asarray(s_tilde, float) - np.asarray(s, float)
+    return d.size < 2 or bool(np.all(d == d[0]))
 
 # %% ../../nbs/33_ptp_stats.ipynb #bed1a24b
 def js_divergence(a: list,  # abstract traces (hashable) of sample 1
@@ -52,6 +59,7 @@ def js_permutation_test(a: list,  # abstract traces of the original traces
                         b: list,  # abstract traces of the intervened traces (paired with `a`)
                         n_resamples: int=1000,  # resamples (the paper: 1,000)
                         seed: int=0,  # random seed
+                        permutation_type: str="independent",  # scipy's default, as the paper; 'samples' swaps within pairs
                        ) -> tuple[float, float]:
     "(JS divergence, two-sided permutation p-value) for paired samples of abstract traces."
     if len(a) != len(b): raise ValueError("paired samples must have the same length")
@@ -64,7 +72,7 @@ def js_permutation_test(a: list,  # abstract traces of the original traces
         pu = np.stack([(u == k).sum(axis=axis) for k in range(K)], -1).astype(float)
         pv = np.stack([(v == k).sum(axis=axis) for k in range(K)], -1).astype(float)
         return jensenshannon(pu / pu.sum(-1, keepdims=True), pv / pv.sum(-1, keepdims=True), base=2, axis=-1) ** 2
-    r = stats.permutation_test((x, y), stat, permutation_type="samples", vectorized=True,
+    r = stats.permutation_test((x, y), stat, permutation_type=permutation_type, vectorized=True,
                                n_resamples=n_resamples, alternative="two-sided", random_state=seed)
     return obs, float(r.pvalue)
 
@@ -75,6 +83,86 @@ def bonferroni(p: list[float],  # p-values of a family of tests
     p = np.asarray(p, float)
     if p.size == 0: return p
     return multipletests(p, method="bonferroni")[1]
+
+# %% ../../nbs/33_ptp_stats.ipynb #8289d38a
+def correct_pvalues(df: pd.DataFrame,  # rows with a `p` column (and `statistic` for per-statistic families)
+                    method: str="hs",  # a `multipletests` method: 'hs' (its default, the paper's numbers), 'bonferroni', ...
+                    family: str="statistic",  # 'statistic' (one family per statistic) or 'pooled' (all rows one family)
+                   ) -> np.ndarray:
+    "Corrected p-values per row; NaN p-values stay NaN and are left out of their family."
+    out = np.full(len(df), np.nan)
+    groups = [df.index] if family == "pooled" else [g.index for _, g in df.groupby("statistic", sort=False)]
+    if family not in ("statistic", "pooled"): raise ValueError(f"family must be 'statistic' or 'pooled', not {family!r}")
+    pos = {k: i for i, k in enumerate(df.index)}
+    for idx in groups:
+        p = df.loc[idx, "p"].to_numpy(dtype=float)
+        ok = ~np.isnan(p)
+        if ok.any():
+            with np.errstate(divide="ignore"): adj = multipletests(p[ok], method=method)[1]  # p = 1 under hs: log1p(-1)
+            for k, v in zip(np.asarray(idx)[ok], adj): out[pos[k]] = v
+    return out
+
+# %% ../../nbs/33_ptp_stats.ipynb #a5fc9aa7
+_T9 = [("boolean_expressions", "solve_negation", (0.739, 0.982), (0.002, 0.014), (1.000, 1.000)),
+       ("dyck_languages", "is_open_paren", (0.327, 0.794), (0.002, 0.014), (0.500, 0.992)),
+       ("multistep_arithmetic_two", "eval_simple_expression", (1.000, 1.000), (0.010, 0.049), (1.000, 1.000)),
+       ("multistep_arithmetic_two", "eval_variabilized_expression", (1.000, 1.000), (0.014, 0.055), (1.000, 1.000)),
+       ("multistep_arithmetic_two", "is_simple_expression", (0.111, 0.506), (0.118, 0.241), (1.000, 1.000)),
+       ("multistep_arithmetic_two", "rewrite_expression", (0.211, 0.695), (0.088, 0.241), (1.000, 1.000)),
+       ("tracking_shuffled_objects", "simulate_swap", (0.043, 0.265), (0.244, 0.244), (1.000, 1.000))]
+_T10 = [("causal_judgement", "plausible_conclusion", (1.000, 1.000), (0.020, 0.345), (1.000, 1.000)),
+        ("causal_judgement", "plausible_inference", (1.000, 1.000), (0.024, 0.369), (0.500, 1.000)),
+        ("causal_judgement", "relevant_sentences", (0.489, 0.999), (0.651, 1.000), (0.500, 1.000)),
+        ("date_understanding", "answer_question", (0.326, 0.999), (0.010, 0.198), (0.500, 1.000)),
+        ("date_understanding", "make_inference", (0.333, 0.999), (0.020, 0.345), (1.000, 1.000)),
+        ("disambiguation_qa", "find_possible_interpretations", (1.000, 1.000), (1.000, 1.000), (1.000, 1.000)),
+        ("disambiguation_qa", "is_interpretation_logical", (0.326, 0.999), (0.985, 1.000), (0.453, 1.000)),
+        ("formal_fallacies", "prove", (0.595, 1.000), (0.002, 0.051), (1.000, 1.000)),
+        ("formal_fallacies", "to_logical_form", (0.063, 0.763), (0.192, 0.967), (0.375, 1.000)),
+        ("hyperbaton", "classify_adjective", (0.043, 0.655), (0.008, 0.169), (1.000, 1.000)),
+        ("movie_recommendation", "explain_best_choice", (1.000, 1.000), (0.464, 1.000), (0.500, 1.000)),
+        ("movie_recommendation", "movie_properties", (0.043, 0.655), (0.244, 0.982), (1.000, 1.000)),
+        ("movie_recommendation", "summarize_movies", (1.000, 1.000), (1.000, 1.000), (1.000, 1.000)),
+        ("penguins_in_a_table", "answer_question", (0.161, 0.975), (0.234, 0.982), (0.250, 0.999)),
+        ("penguins_in_a_table", "table_operation", (0.165, 0.975), (1.000, 1.000), (1.000, 1.000)),
+        ("reasoning_about_colored_objects", "query_colored_objects", (1.000, 1.000), (0.813, 1.000), (1.000, 1.000)),
+        ("ruin_names", "humorous_edit", (0.161, 0.975), (0.176, 0.963), (1.000, 1.000)),
+        ("ruin_names", "meaningful_edit", (0.184, 0.975), (0.154, 0.951), (0.500, 1.000)),
+        ("salient_translation_error_detection", "choose_answer", (0.326, 0.999), (1.000, 1.000), (1.000, 1.000)),
+        ("salient_translation_error_detection", "choose_error_type", (0.000, 0.003), (0.002, 0.051), (1.000, 1.000)),
+        ("salient_translation_error_detection", "find_translation_error", (0.000, 0.000), (0.002, 0.051), (1.000, 1.000)),
+        ("snarks", "is_sarcastic", (1.000, 1.000), (1.000, 1.000), (1.000, 1.000)),
+        ("snarks", "judge_statement", (1.000, 1.000), (1.000, 1.000), (0.625, 1.000)),
+        ("snarks", "summarize_statement", (1.000, 1.000), (1.000, 1.000), (0.031, 0.562)),
+        ("sports_understanding", "consistent_sports", (0.326, 0.999), (0.805, 1.000), (1.000, 1.000)),
+        ("sports_understanding", "sport_for", (0.326, 0.999), (0.695, 1.000), (1.000, 1.000))]
+
+def _paper_rows(table, rows):
+    out = []
+    for task, step, *vals in rows:
+        for stat, (p, ph) in zip(("S_numSteps", "S_absTrace", "S_corr"), vals):
+            out.append(dict(table=table, task=task, step=step, statistic=stat, p=p, p_hat_paper=ph))
+    return out
+
+PAPER_MODULARITY = pd.DataFrame(_paper_rows("Table 9", _T9) + _paper_rows("Table 10", _T10))
+"The force-modularity rows of the paper's Tables 9 and 10: printed p and p̂ per step and statistic."
+
+def paper_phat(method: str="hs",  # `multipletests` method
+               family: str="statistic",  # 'statistic' or 'pooled'
+              ) -> pd.DataFrame:
+    "The paper's rows with p̂ recomputed from the printed p (per table), and |recomputed - printed|."
+    parts = []
+    for _, g in PAPER_MODULARITY.groupby("table", sort=False):
+        g = g.copy(); g["p_hat"] = correct_pvalues(g, method, family)
+        # the printed p are rounded to 3 decimals; the corrections are monotone in every p, so moving all p to the
+        # ends of their rounding intervals bounds what the unrounded p could give
+        for col, sh in (("p_hat_low", -5e-4), ("p_hat_high", 5e-4)):
+            g[col] = correct_pvalues(g.assign(p=(g.p + sh).clip(0, 1)), method, family)
+        parts.append(g)
+    out = pd.concat(parts, ignore_index=True)
+    out["abs_diff"] = (out.p_hat - out.p_hat_paper).abs()
+    out["within_rounding"] = (out.p_hat_paper >= out.p_hat_low.round(3) - 5e-4) & (out.p_hat_paper <= out.p_hat_high.round(3) + 5e-4)
+    return out
 
 # %% ../../nbs/33_ptp_stats.ipynb #1b1cbd4a
 from statsmodels.stats.proportion import proportion_confint

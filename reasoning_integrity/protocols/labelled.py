@@ -95,17 +95,16 @@ def ptp_chains(tasks:Sequence[str]|None=None,  # PTP tasks (default: all 23)
               )->tuple[list[Chain], pd.DataFrame]:
     "PTP traces as chains (annotated ones all kept), and the annotation match log (row → trace, similarity, step)."
     from reasoning_integrity.datasets.bbh import PTP_TASKS
-    from reasoning_integrity.datasets.ptp_logs import load_tune_logs, load_annotations, match_annotations
-    from reasoning_integrity.metrics.ptp import parse_trace, read_program, check_steps
+    from reasoning_integrity.datasets.ptp_logs import load_tune_logs, load_annotations, resolve_annotations, tune_gold
+    from reasoning_integrity.metrics.ptp import parse_trace, read_program, check_steps, is_correct
     tasks = list(tasks or PTP_TASKS)
     logs = load_tune_logs(tasks)
+    gold = tune_gold(logs).set_index(["task", "index"]).gold
     ann = load_annotations(); ann = ann[ann.task.isin(tasks)].reset_index(drop=True)
-    match = match_annotations(ann, logs)
-    match["timestamp"] = pd.to_datetime(ann.timestamp, format="%m/%d/%Y %H:%M:%S", errors="coerce")
-    match["local"] = ann.local.to_numpy(); match["first_wrong_call"] = ann.first_wrong_call.to_numpy()
-    latest = (match.dropna(subset=["matched_index"]).sort_values(["timestamp", "row"])
-              .groupby(["task", "matched_index"]).tail(1).set_index(["task", "matched_index"]))
-    match["used"] = match.row.isin(latest.row); match["step"] = pd.NA
+    verdicts, match = resolve_annotations(ann, logs)
+    match["first_wrong_call"] = ann.first_wrong_call.to_numpy()
+    latest = match[match.used].set_index(["task", "matched_index"])
+    match["step"] = pd.NA
     annotated, others = [], []
     for t in tasks:
         lg = logs[t]; prog = read_program(lg.program) if lg.program else None
@@ -114,7 +113,9 @@ def ptp_chains(tasks:Sequence[str]|None=None,  # PTP tasks (default: all 23)
             ok = ([bool(r.well_formed and r.syntax_ok is not False and r.type_ok is not False)
                    for r in check_steps(tr, prog).itertuples()] if prog is not None else None)
             steps = [f"{s.fn}({_flat(s.args)}) -> {_flat(s.ret) if s.ret is not None else '(no return)'}" for s in tr.steps]
-            c = Chain(f"ptp/{t}/{e.index}", steps, e.input, answer=e.prediction, gold=e.target, correct=e.is_correct,
+            g = gold[(t, e.index)]   # the BBH gold, not the log's normalised `y`
+            c = Chain(f"ptp/{t}/{e.index}", steps, e.input, answer=e.prediction, gold=g,
+                      correct=is_correct(tr.answer, g),
                       dataset="ptp", meta={"task": t, "index": e.index, "step_ok": ok})
             if (t, e.index) in latest.index:
                 a = latest.loc[(t, e.index)]
@@ -125,7 +126,7 @@ def ptp_chains(tasks:Sequence[str]|None=None,  # PTP tasks (default: all 23)
                 annotated.append(c)
             elif steps: others.append(c)
     keep = _balanced(others, lambda c: not c.correct, n_unannotated, f"{seed}|ptp")
-    return annotated + keep, match.drop(columns=["timestamp"])
+    return annotated + keep, match
 
 # %% ../../nbs/72_labelled_chains.ipynb #65c3d5f7
 def deltabench_chains(source:str="auto",  # `datasets.deltabench.load_deltabench` source

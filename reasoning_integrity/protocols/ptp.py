@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 from ..metrics.ptp import (parse_trace, read_program, read_value, ValueReadError, read_args,
                                              extract_ptp_answer, extract_cot_answer, is_correct)
-from ..metrics.ptp_stats import (sign_test, paired_t, js_permutation_test, bonferroni)
+from ..metrics.ptp_stats import (sign_test, paired_t, paired_t_degenerate, js_permutation_test,
+                                                   correct_pvalues)
 from ..ptp.mocks import trace_prompt, step_prompt, completion_prompt
 
 # %% auto #0
@@ -163,21 +164,29 @@ def intervene(llm,  # object with `generate`
 
 # %% ../../nbs/35_ptp_protocols.ipynb #38111da8
 def modularity_table(base: pd.DataFrame,  # `run_ptp` rows (with a `task` column)
-                     intervened: pd.DataFrame,  # `intervene` rows (with a `task` column)
+                     intervened: pd.DataFrame,  # `intervene` rows (with a `task` column), one intervention kind
                      n_resamples: int=1000,  # permutation resamples
+                     method: str="hs",  # `multipletests` method for p̂ ('hs': the paper's numbers; 'bonferroni', ...)
+                     family: str="statistic",  # 'statistic' (one family per statistic, the paper's) or 'pooled'
                     ) -> pd.DataFrame:
-    "Rows `task, step, statistic, n, value, p, p_bonferroni` for S_numSteps, S_absTrace, S_corr."
+    "Rows `task, step, statistic, n, value, p, p_hat, degenerate, note` for S_numSteps, S_absTrace, S_corr."
+    if "kind" in intervened and intervened["kind"].nunique() > 1:
+        raise ValueError("pass one intervention kind at a time: the paper corrects within the force rows")
     rows = []
     for (task, step), g in intervened.groupby(["task", "step"], sort=False):
         b = base[base.task == task].set_index("index").loc[g["index"]]
         _, p_n = paired_t(b.n_steps.values, g.n_steps.values)
+        deg = paired_t_degenerate(b.n_steps.values, g.n_steps.values)
         js, p_a = js_permutation_test(list(b.abstract), list(g.abstract), n_resamples=n_resamples)
         frac, p_c = sign_test(b.correct.values, g.correct.values)
         n = len(g)
         rows += [dict(task=task, step=step, statistic="S_numSteps", n=n,
-                      value=float(np.mean(g.n_steps.values) - np.mean(b.n_steps.values)), p=p_n),
-                 dict(task=task, step=step, statistic="S_absTrace", n=n, value=js, p=p_a),
-                 dict(task=task, step=step, statistic="S_corr", n=n, value=frac, p=p_c)]
-    out = pd.DataFrame(rows, columns=["task", "step", "statistic", "n", "value", "p"])
-    out["p_bonferroni"] = bonferroni(out.p.values) if len(out) else []
-    return out
+                      value=float(np.mean(g.n_steps.values) - np.mean(b.n_steps.values)), p=p_n, degenerate=deg,
+                      note="all differences equal: p undefined" if deg else ""),
+                 dict(task=task, step=step, statistic="S_absTrace", n=n, value=js, p=p_a, degenerate=False, note=""),
+                 dict(task=task, step=step, statistic="S_corr", n=n, value=frac, p=p_c, degenerate=False,
+                      note="no discordant pair" if np.isnan(frac) else "")]
+    cols = ["task", "step", "statistic", "n", "value", "p", "p_hat", "degenerate", "note"]
+    out = pd.DataFrame(rows, columns=[c for c in cols if c != "p_hat"])
+    out.insert(6, "p_hat", correct_pvalues(out, method, family) if len(out) else [])
+    return out[cols]

@@ -218,10 +218,12 @@ def trace_prompt(program: str,  # prompt program
                  task: str,  # top-level function name
                  input_str: str,  # the new input
                  template: str|None=None,  # default: `load_template('predict_output')`
+                 quote_input: bool=False,  # False: the input text as is (the paper's harness); True: as a Python literal
                 ) -> str:
     "Prompt to predict the full trace of `task(input_str)`."
     t = template or load_template("predict_output")
-    t = _call_slot(t).sub(lambda m: f"{task}({input_str!r})", t)
+    if quote_input: t = _call_slot(t).sub(lambda m: f"{task}({input_str!r})", t)
+    else: t = _call_slot(t).sub(lambda m: m[0].replace("{task_name}", task).replace("{input_str}", input_str), t)
     return t.replace("{partial_program}", program)   # the program last: its text is never substituted into
 
 def _call_slot(template: str) -> re.Pattern:
