@@ -76,3 +76,24 @@ def test_trace_prompt_inserts_the_input_raw():
     tpl = "{partial_program}\n>>> {task_name}({input_str})\n"
     assert trace_prompt("P", "sports_understanding", "Is it plausible?", tpl).endswith(
         ">>> sports_understanding(Is it plausible?)\n")
+
+def test_ptp_live_refuses_a_trace_limit_that_cannot_hold_a_trace(tmp_path):
+    import os, subprocess, sys
+    from pathlib import Path
+    pytest.importorskip("papermill")
+    root = Path(__file__).resolve().parents[1]
+    cmd = [sys.executable, "-m", "papermill", str(root / "nbs/experiments/ptp_live.ipynb"), str(tmp_path / "o.ipynb"),
+           "-p", "report_dir", str(tmp_path / "r"), "-p", "max_tokens_ptp", "64", "--cwd", str(root)]
+    r = subprocess.run(cmd, env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "cannot hold a trace" in (r.stderr + r.stdout)
+
+def test_modularity_study_never_tests_traces_the_model_did_not_write():
+    from types import SimpleNamespace
+    from reasoning_integrity.protocols.ptp import modularity_study
+    class Silent:   # a model that writes no calls at all
+        def generate(self, reqs, progress=False):
+            return [SimpleNamespace(text="I don't know", error=None, finish_reason="stop") for _ in reqs]
+    traces = {"t": pd.DataFrame(dict(index=[0, 1], output=["I don't know"] * 2, target=["1", "2"], n_steps=[0, 0],
+                                     abstract=[()] * 2, correct=[False, False]))}
+    src, mod = modularity_study(Silent(), {"t": "def f(x): ..."}, traces, {"t": "f"}, n_resamples=50)
+    assert (src.status == "no model traces").all() and (mod.note == "no model traces").all() and mod.p.isna().all()

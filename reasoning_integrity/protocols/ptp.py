@@ -13,8 +13,8 @@ from ..metrics.ptp_stats import (sign_test, paired_t, paired_t_degenerate, js_pe
 from ..ptp.mocks import trace_prompt, step_prompt, completion_prompt
 
 # %% auto #0
-__all__ = ['PTP_STOP', 'COT_STOP', 'run_ptp', 'cot_answer', 'run_cot', 'step_output', 'single_step_accuracy', 'intervene',
-           'modularity_table']
+__all__ = ['PTP_STOP', 'COT_STOP', 'MODULARITY_COLUMNS', 'run_ptp', 'cot_answer', 'run_cot', 'step_output',
+           'single_step_accuracy', 'intervene', 'modularity_table', 'modularity_study']
 
 # %% ../../nbs/35_ptp_protocols.ipynb #11324ef2
 PTP_STOP = ["\n>>> ", "\nQUESTION:"]
@@ -190,3 +190,40 @@ def modularity_table(base: pd.DataFrame,  # `run_ptp` rows (with a `task` column
     out = pd.DataFrame(rows, columns=[c for c in cols if c != "p_hat"])
     out.insert(6, "p_hat", correct_pvalues(out, method, family) if len(out) else [])
     return out[cols]
+
+# %% ../../nbs/35_ptp_protocols.ipynb #fa96dab6
+MODULARITY_COLUMNS = ["task", "step", "intervention", "statistic", "n", "value", "p", "p_hat", "degenerate", "note"]
+
+def modularity_study(llm,  # object with `generate`
+                     programs: dict[str, str],  # task -> prompt program
+                     traces: dict[str, pd.DataFrame],  # task -> `run_ptp` rows of the model
+                     steps: dict[str, str],  # task -> the step to intervene on
+                     n_intervene: int=30,  # traces per task and intervention (the first ones holding the step)
+                     kinds: tuple=("force", "split"),  # interventions
+                     max_tokens: int=1024,  # completion limit
+                     max_tokens_step: int=256,  # single-step limit (force)
+                     n_resamples: int=1000,  # permutation resamples
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "(bases: task, step, intervention, traces_with_step, used, status; modularity rows, `MODULARITY_COLUMNS`)."
+    srcs, iv, bases = [], {k: [] for k in kinds}, {k: [] for k in kinds}
+    for t, step in steps.items():   # task by task, so calls sharing a program run back to back
+        if t not in traces: continue
+        base = traces[t].assign(task=t)
+        has = base[base.output.apply(lambda o: any(s.fn == step and s.paired for s in parse_trace(o).steps))]
+        for kind in kinds:
+            srcs.append(dict(task=t, step=step, intervention=kind, traces_with_step=len(has),
+                             used=min(len(has), n_intervene), status="intervened" if len(has) else "no model traces"))
+            if len(has) == 0: continue
+            iv[kind].append(intervene(llm, programs[t], has.head(n_intervene), step, kind, max_tokens=max_tokens,
+                                      max_tokens_step=max_tokens_step).assign(task=t))
+            bases[kind].append(base)
+    src = pd.DataFrame(srcs, columns=["task", "step", "intervention", "traces_with_step", "used", "status"])
+    parts = [modularity_table(pd.concat(bases[k]), pd.concat(iv[k]), n_resamples).assign(intervention=k)
+             for k in kinds if iv[k]]
+    parts.append(pd.DataFrame([dict(task=r.task, step=r.step, intervention=r.intervention, statistic=st, n=0,
+                                    value=np.nan, p=np.nan, p_hat=np.nan, degenerate=False, note="no model traces")
+                               for r in src[src.status == "no model traces"].itertuples()
+                               for st in ("S_numSteps", "S_absTrace", "S_corr")], columns=MODULARITY_COLUMNS))
+    parts = [p for p in parts if len(p)]
+    mod = pd.concat(parts, ignore_index=True)[MODULARITY_COLUMNS] if parts else pd.DataFrame(columns=MODULARITY_COLUMNS)
+    return src, mod
