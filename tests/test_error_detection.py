@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from reasoning_integrity.metrics.error_detection import (sample_prf, detection_scores, drop_beyond_max, zscore_predict,
                                                         zscore_threshold, hit_rate_at_k, processbench_scores,
                                                         first_below, best_f1_threshold)
-from reasoning_integrity.protocols.critic import parse_section_list, parse_first_error, PARSE_FAILED
+from reasoning_integrity.protocols.critic import parse_section_list, parse_first_error
 from reasoning_integrity.datasets.deltabench import load_deltabench, section_stats, DeltaSample
 
 
@@ -41,7 +41,7 @@ def test_hitrate():
 def test_processbench_f1():
     r = processbench_scores([1, 0, -1, 3], [1, 2, -1, -1])
     assert (r["acc_error"], r["acc_correct"], r["f1"]) == (0.5, 0.5, 0.5)
-    r = processbench_scores([2, PARSE_FAILED, -1], [2, 1, -1])
+    r = processbench_scores([2, None, -1], [2, 1, -1])
     assert math.isclose(r["f1"], 2 * 0.5 * 1 / 1.5)
 
 def test_best_f1_threshold():
@@ -56,9 +56,17 @@ sets = st.sets(st.integers(1, 12), max_size=6)
 @given(st.lists(st.tuples(sets, sets), min_size=1, max_size=8))
 def test_f1_bounds_and_perfect(pairs):
     preds, golds = [p for p, _ in pairs], [g for _, g in pairs]
-    s = detection_scores(preds, golds)
-    assert 0 <= s["macro_f1"] <= 1 and 0 <= s["micro_f1"] <= 1
-    assert detection_scores(golds, golds)["macro_f1"] == 1.0
+    for rule in ("official", "all_sections"):
+        s = detection_scores(preds, golds, rule)
+        # the official rule scores only samples with a gold section; nothing to score gives nan, never a number
+        assert s["n"] == (sum(bool(g) for g in golds) if rule == "official" else len(golds))
+        if s["n"]: assert 0 <= s["macro_f1"] <= 1 and 0 <= s["micro_f1"] <= 1
+        else: assert math.isnan(s["macro_f1"])
+        perfect = detection_scores(golds, golds, rule)["macro_f1"]
+        assert perfect == 1.0 or (rule == "official" and not any(golds) and math.isnan(perfect))
+    # dropping beyond the last gold section can only remove false positives: official F1 >= all_sections F1
+    for p, g in zip(preds, golds):
+        if g: assert detection_scores([p], [g])["macro_f1"] >= detection_scores([p], [g], "all_sections")["macro_f1"] - 1e-12
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.floats(0, 1), min_size=1, max_size=10), min_size=1, max_size=6),

@@ -85,6 +85,7 @@ class DeltaSample:
     labels: list[dict] = field(default_factory=list)  # `sections_labeled_info` as given
     final_correct: int|None = None  # 1 if the chain's final answer is right
     generator: str|None = None  # model that wrote the chain, when the record says so
+    sections_content: str = ""  # the record's `sections_content` string as given (what DeltaBench's critic is shown)
 
     @property
     def n_sections(self)->int:
@@ -145,7 +146,8 @@ def record_to_sample(rec:Any,  # one decoded DeltaBench record
                     subdomain=str(rec.get("task_l2", "")), question=str(rec.get("question", "")), sections=secs,
                     labels=[l for l in labels if isinstance(l, dict)],
                     final_correct=int(fc) if isinstance(fc, (int, bool)) else None,
-                    generator=rec.get("generator") or rec.get("model"), **vals)
+                    generator=rec.get("generator") or rec.get("model"),
+                    sections_content=content if isinstance(content, str) else "", **vals)
     return s, P
 
 # %% ../../nbs/50_deltabench.ipynb #68f403ac

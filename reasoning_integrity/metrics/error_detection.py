@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['PRF', 'drop_beyond_max', 'sample_prf', 'detection_scores', 'zscore_threshold', 'zscore_predict', 'lowest_k',
-           'hit_rate_at_k', 'score_all', 'processbench_scores', 'first_below', 'best_f1_threshold']
+__all__ = ['DELTA_RULES', 'PB_RULES', 'PRF', 'drop_beyond_max', 'sample_prf', 'delta_sample_scores', 'detection_scores',
+           'zscore_threshold', 'zscore_predict', 'lowest_k', 'hit_rate_at_k', 'score_all', 'processbench_scores',
+           'processbench_average', 'first_below', 'best_f1_threshold']
 
 # %% ../../nbs/52_error_detection_metrics.ipynb #8bcd26eb
 @dataclass
@@ -26,8 +27,10 @@ class PRF:
     recall: float  # tp / (tp + fn); 0 when gold is empty but something is predicted
     f1: float  # harmonic mean of precision and recall (1 when both sets are empty)
 
+DELTA_RULES = ("official", "all_sections")
+
 def _prf(tp:int, fp:int, fn:int)->PRF:
-    "P/R/F1 from counts with the both-empty-is-perfect convention."
+    "P/R/F1 from counts; zero denominators give 0, and no prediction against no gold is perfect (1, 1, 1)."
     if tp + fp + fn == 0: return PRF(0, 0, 0, 1.0, 1.0, 1.0)
     p = tp / (tp + fp) if tp + fp else 0.0
     r = tp / (tp + fn) if tp + fn else 0.0
@@ -47,7 +50,7 @@ def drop_beyond_max(pred:Iterable[int],  # predicted section numbers
 # %% ../../nbs/52_error_detection_metrics.ipynb #04544c55
 def sample_prf(pred:Iterable[int],  # predicted erroneous section numbers
                gold:Iterable[int],  # gold erroneous section numbers
-               drop_beyond:bool=False,  # apply `drop_beyond_max` first (DeltaBench script); off by default
+               drop_beyond:bool=False,  # apply `drop_beyond_max` first (the official rule does: `delta_sample_scores`)
               )->PRF:
     "Precision, recall and F1 of one sample's predicted erroneous sections."
     pred, gold = set(pred), set(gold)
@@ -55,19 +58,34 @@ def sample_prf(pred:Iterable[int],  # predicted erroneous section numbers
     tp = len(pred & gold)
     return _prf(tp, len(pred - gold), len(gold - pred))
 
+# %% ../../nbs/52_error_detection_metrics.ipynb #555156a6
+def delta_sample_scores(pred:Iterable[int],  # predicted erroneous section numbers (as parsed: may hold -1, 0, repeats)
+                        gold:Iterable[int],  # gold erroneous section numbers
+                        rule:str="official",  # 'official' (DeltaBench's script) or 'all_sections' (see above)
+                       )->PRF|None:
+    "One sample's P/R/F1 under `rule`; None when the official rule gives the sample no metric (no gold section)."
+    if rule not in DELTA_RULES: raise ValueError(f"rule must be one of {DELTA_RULES}, not {rule!r}")
+    gold = set(gold)
+    if rule == "official":
+        if not gold: return None
+        return sample_prf(pred, gold, drop_beyond=True)
+    return sample_prf(pred, gold)
+
 # %% ../../nbs/52_error_detection_metrics.ipynb #522401cf
 def detection_scores(preds:Sequence[Iterable[int]],  # per sample: predicted erroneous sections
                      golds:Sequence[Iterable[int]],  # per sample: gold erroneous sections
-                     drop_beyond:bool=False,  # DeltaBench script's drop-beyond-max rule
+                     rule:str="official",  # 'official' (DeltaBench's script) or 'all_sections'
                     )->dict:
-    "Macro (mean of per-sample) and micro (pooled counts) precision, recall, F1."
+    "Macro (mean of per-sample) and micro (pooled counts) precision, recall, F1 over the samples `rule` scores."
     if len(preds) != len(golds): raise ValueError(f"{len(preds)} predictions for {len(golds)} gold sets")
-    rs = [sample_prf(p, g, drop_beyond) for p, g in zip(preds, golds)]
-    n = len(rs)
-    if n == 0: return dict(n=0, precision=np.nan, recall=np.nan, macro_f1=np.nan,
+    all_rs = [delta_sample_scores(p, g, rule) for p, g in zip(preds, golds)]
+    rs = [r for r in all_rs if r is not None]
+    n, n_no_gold = len(rs), sum(r is None for r in all_rs)
+    if n == 0: return dict(n=0, n_no_gold=n_no_gold, precision=np.nan, recall=np.nan, macro_f1=np.nan,
                            micro_precision=np.nan, micro_recall=np.nan, micro_f1=np.nan, per_sample_f1=[])
-    mic = _prf(sum(r.tp for r in rs), sum(r.fp for r in rs), sum(r.fn for r in rs))
-    return dict(n=n, precision=float(np.mean([r.precision for r in rs])),
+    tp, fp, fn = sum(r.tp for r in rs), sum(r.fp for r in rs), sum(r.fn for r in rs)
+    mic = _prf(tp, fp, fn) if tp + fp + fn else PRF(0, 0, 0, 0.0, 0.0, 0.0)   # the script: 0 when nothing is counted
+    return dict(n=n, n_no_gold=n_no_gold, precision=float(np.mean([r.precision for r in rs])),
                 recall=float(np.mean([r.recall for r in rs])), macro_f1=float(np.mean([r.f1 for r in rs])),
                 micro_precision=mic.precision, micro_recall=mic.recall, micro_f1=mic.f1,
                 per_sample_f1=[r.f1 for r in rs])
@@ -124,18 +142,30 @@ def score_all(scorer:Callable,  # callable: sample -> sequence of section scores
     return out, errs
 
 # %% ../../nbs/52_error_detection_metrics.ipynb #cefb3780
-def processbench_scores(preds:Sequence[int],  # predicted earliest-error index, -1 for none
+PB_RULES = ("official", "zero")
+
+def processbench_scores(preds:Sequence[int|None],  # predicted earliest-error index, -1 for none, None: unreadable
                         labels:Sequence[int],  # gold earliest-error index, -1 for none
+                        rule:str="official",  # 'official' (F1 nan when both accuracies are 0) or 'zero'
                        )->dict:
     "ProcessBench accuracy on erroneous and on correct samples, and their harmonic mean (F1)."
-    p, l = np.asarray(preds, int), np.asarray(labels, int)
-    if p.shape != l.shape: raise ValueError(f"{p.size} predictions for {l.size} labels")
+    if rule not in PB_RULES: raise ValueError(f"rule must be one of {PB_RULES}, not {rule!r}")
+    if len(preds) != len(labels): raise ValueError(f"{len(preds)} predictions for {len(labels)} labels")
+    l = np.asarray(labels, int)
+    match = np.array([p is not None and not (isinstance(p, float) and math.isnan(p)) and int(p) == y
+                      for p, y in zip(preds, l)], bool)
     err, ok = l != -1, l == -1
-    acc_e = float((p[err] == l[err]).mean()) if err.any() else float("nan")
-    acc_c = float((p[ok] == -1).mean()) if ok.any() else float("nan")
+    acc_e = float(match[err].mean()) if err.any() else float("nan")
+    acc_c = float(match[ok].mean()) if ok.any() else float("nan")
     if math.isnan(acc_e) or math.isnan(acc_c): f1 = float("nan")   # undefined without both kinds of solution
-    else: f1 = 2 * acc_e * acc_c / (acc_e + acc_c) if (acc_e + acc_c) > 0 else 0.0
+    elif acc_e + acc_c == 0: f1 = float("nan") if rule == "official" else 0.0
+    else: f1 = 2 * acc_e * acc_c / (acc_e + acc_c)
     return dict(n=int(l.size), acc_error=acc_e, acc_correct=acc_c, f1=float(f1))
+
+def processbench_average(f1s:Sequence[float],  # per-subset F1 (the four subsets)
+                        )->float:
+    "The paper's headline: the mean F1 over subsets; nan if any subset's F1 is nan (numpy's mean)."
+    return float(np.mean(np.asarray(f1s, float))) if len(f1s) else float("nan")
 
 # %% ../../nbs/52_error_detection_metrics.ipynb #9054b4d4
 def first_below(scores:Sequence[float],  # one solution's step scores

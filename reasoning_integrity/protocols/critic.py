@@ -12,9 +12,11 @@ import pandas as pd
 from ..core import ParseProblem
 
 # %% auto #0
-__all__ = ['PARSE_FAILED', 'DELTA_INSTRUCTION', 'DELTA_EXAMPLE', 'PB_INSTRUCTION', 'PB_EXAMPLE', 'ParsedSections',
-           'parse_section_list', 'parse_first_error', 'delta_critic_prompt', 'pb_critic_prompt', 'run_delta_critic',
-           'run_pb_critic', 'critic_table', 'pb_critic_table', 'FakeResult', 'FakeLLM']
+__all__ = ['DELTA_PROMPT_URL', 'DELTA_FORMAT_PROMPT', 'DELTA_INSTRUCTION', 'DELTA_EXAMPLE', 'PB_INSTRUCTION', 'PB_EXAMPLE',
+           'ParsedSections', 'parse_section_list', 'parse_first_error', 'parse_delta_official', 'read_delta_answer',
+           'parse_pb_official', 'read_pb_answer', 'load_delta_prompt', 'load_pb_template', 'delta_official_messages',
+           'pb_official_messages', 'delta_critic_prompt', 'pb_critic_prompt', 'run_delta_critic', 'run_pb_critic',
+           'critic_table', 'pb_critic_table', 'FakeResult', 'FakeLLM']
 
 # %% ../../nbs/53_critic.ipynb #3a75a524
 _NUM = r"\d{1,4}"
@@ -113,7 +115,6 @@ def parse_section_list(text:Any,  # the critic's answer (untrusted)
 # %% ../../nbs/53_critic.ipynb #d9caea61
 _STEP = re.compile(r"(?:step|paragraph|para)\s*#?\s*(-?\d{1,3})", re.I)
 _INT_LINE = re.compile(r"^[\s\[\(]*(-?\d{1,3})[\s\]\)\.]*$")
-PARSE_FAILED = -2  # the prediction used when an answer cannot be read: matches no ProcessBench label
 
 def parse_first_error(text:Any,  # the critic's answer (untrusted)
                       n_steps:int|None=None,  # number of steps; indices outside -1..n-1 are failures
@@ -135,6 +136,135 @@ def parse_first_error(text:Any,  # the critic's answer (untrusted)
     return val, []
 
 # %% ../../nbs/53_critic.ipynb #1c678c9e
+def parse_delta_official(text:Any,  # the critic's answer (untrusted)
+                        )->tuple[int, list[int]]|None:
+    "DeltaBench's official reading: (judge 0/1, section numbers as written), or None for an empty answer."
+    if not isinstance(text, str) or text == "": return None
+    result = text.split("Error Section Number:")[0].split("Conclusion:")[-1].strip()
+    if "yes" not in result.lower(): return 0, []
+    nums = []
+    for chunk in text.split("Error Section Number:")[1:]:
+        m = re.search(r"\d+", chunk.split("Explanation:")[0].strip())
+        nums.append(int(m.group()) if m else -1)
+    return 1, nums
+
+def read_delta_answer(text:Any,  # the critic's answer (untrusted)
+                      n_sections:int|None=None,  # for the fallback's range check
+                     )->dict:
+    "Official reading, with the tolerant parser as a counted fallback: pred, pred_official, judge, parser, problems."
+    off = parse_delta_official(text)
+    if off is None:
+        return dict(pred=None, pred_official=None, judge=None, parser="none", problems=[ParseProblem("empty", "no answer text")])
+    judge, nums = off
+    if "Conclusion:" in text:
+        return dict(pred=sorted(set(nums)), pred_official=nums, judge=judge, parser="official", problems=[])
+    tol = parse_section_list(text, n_sections)
+    probs = [ParseProblem("no_official_format", "no 'Conclusion:' in the answer")] + tol.problems
+    if tol.ok: return dict(pred=sorted(tol.sections), pred_official=nums, judge=judge, parser="fallback", problems=probs)
+    return dict(pred=sorted(set(nums)), pred_official=nums, judge=judge, parser="none", problems=probs)
+
+_PB_BOX = re.compile(r"\\boxed\{([^}]*)\}")
+
+def parse_pb_official(text:Any,  # the critic's answer (untrusted)
+                     )->int|None:
+    "ProcessBench's official reading: int() of the last \\boxed{...} content, else None."
+    if not isinstance(text, str): return None
+    ms = _PB_BOX.findall(text)
+    if not ms: return None
+    try: return int(ms[-1].strip())
+    except ValueError: return None
+
+def read_pb_answer(text:Any,  # the critic's answer (untrusted)
+                   n_steps:int|None=None,  # for the fallback's range check
+                  )->dict:
+    "Official reading, with the tolerant parser as a counted fallback: pred (None = unreadable), pred_official, parser, problems."
+    off = parse_pb_official(text)
+    if isinstance(text, str) and _PB_BOX.search(text):
+        return dict(pred=off, pred_official=off, parser="official" if off is not None else "none",
+                    problems=[] if off is not None else [ParseProblem("bad_boxed", "the last \\boxed{} is not an integer")])
+    val, probs = parse_first_error(text, n_steps)
+    probs = [ParseProblem("no_official_format", "no \\boxed{} in the answer")] + probs
+    return dict(pred=val, pred_official=None, parser="fallback" if val is not None else "none", problems=probs)
+
+# %% ../../nbs/53_critic.ipynb #f28d529b
+DELTA_PROMPT_URL = "https://raw.githubusercontent.com/OpenStellarTeam/DeltaBench/main/utils/prompt.py"
+DELTA_FORMAT_PROMPT = (
+    "You will see a question and a model's answer to it, split into numbered sections. Decide for every section "
+    "whether it contains an error, judging each section on its own.\n\n"
+    "Rules:\n- Judge correctness and logic only; redundancy and style are not errors.\n"
+    "- A section that is wrong stays wrong even when a later section notices and corrects it.\n"
+    "- An error that only follows from an earlier error is not counted again.\n\n"
+    "Answer format. If no section has an error, write exactly:\nConclusion: no error\n"
+    "Otherwise write `Conclusion: yes`, then for every erroneous section two lines:\n"
+    "Error Section Number: <the section's number>\nExplanation: <why it is wrong>\n\n"
+    "Question: {{question}}\n\nAnswer, in sections:\n{{model_output}}\n\nYour judgement:\n")
+"The project's prompt in DeltaBench's answer format, used when the official prompt text is not available."
+
+_DELTA_PROMPT_CACHE: dict = {}
+
+def load_delta_prompt(download:bool=True,  # try the repository when no local copy exists
+                     )->tuple[str, str]:
+    "(prompt template with {{question}} and {{model_output}}, its source); the project's format prompt when offline."
+    if "v" not in _DELTA_PROMPT_CACHE:
+        import ast
+        from reasoning_integrity.data import data_path, DataNotFound
+        try:
+            src = data_path("deltabench/utils/prompt.py", url=DELTA_PROMPT_URL, download=download).read_text()
+            vals = [n.value.value for n in ast.parse(src).body if isinstance(n, ast.Assign)
+                    and any(getattr(t, "id", None) == "critic_judge_prompt" for t in n.targets)
+                    and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)]
+            if not vals or "{{model_output}}" not in vals[0]: raise ValueError("no critic_judge_prompt string in the file")
+            _DELTA_PROMPT_CACHE["v"] = (vals[0], "official (DeltaBench utils/prompt.py)")
+        except (DataNotFound, OSError, SyntaxError, ValueError) as e:
+            _DELTA_PROMPT_CACHE["v"] = (DELTA_FORMAT_PROMPT, f"project wording in the official answer format "
+                                        f"(the official prompt text was not available: {type(e).__name__})")
+    return _DELTA_PROMPT_CACHE["v"]
+
+def load_pb_template()->str:
+    "ProcessBench's critique template (data)."
+    from reasoning_integrity.data import data_path
+    return data_path("processbench/code/templates/critique_template.txt").read_text().strip()
+
+def _fit(parts:Sequence[str], max_chars:int|None)->list[str]:
+    "Whole parts in order while their total length stays within `max_chars` (at least one); all when None."
+    if max_chars is None: return list(parts)
+    out, total = [], 0
+    for s in parts:
+        if out and total + len(s) > max_chars: break
+        out.append(s); total += len(s)
+    return out
+
+def _share(shown:Sequence[str], parts:Sequence[str])->float:
+    tot = sum(len(p) for p in parts)
+    return 1.0 if tot == 0 else sum(len(p) for p in shown) / tot
+
+def delta_official_messages(question:str,  # the problem
+                            sections:Sequence[str],  # section texts (sections[0] is section 1)
+                            sections_content:str="",  # the record's own string (used whole when nothing is cut)
+                            template:str|None=None,  # default: `load_delta_prompt()`
+                            max_chars:int|None=None,  # section text budget; None: the whole chain
+                           )->tuple[list[dict], int, float]:
+    "(one user message as DeltaBench's script builds it, sections shown, share of the chain's characters shown)."
+    template = template or load_delta_prompt()[0]
+    shown = _fit(sections, max_chars)
+    body = sections_content if (len(shown) == len(sections) and sections_content) else \
+        "\n\n".join(f"section{i}:\n{s}" for i, s in enumerate(shown, 1))
+    return ([{"role": "user", "content": template.replace("{{question}}", question).replace("{{model_output}}", body)}],
+            len(shown), _share(shown, sections))
+
+def pb_official_messages(problem:str,  # the problem
+                         steps:Sequence[str],  # the solution's steps
+                         template:str|None=None,  # default: `load_pb_template()`
+                         max_chars:int|None=None,  # step text budget; None: every step
+                        )->tuple[list[dict], int, float]:
+    "(one user message as ProcessBench's run_eval.py builds it, steps shown, share of characters shown)."
+    template = template or load_pb_template()
+    shown = _fit(steps, max_chars)
+    tagged = "".join(f"<paragraph_{i}>\n{s}\n</paragraph_{i}>\n\n" for i, s in enumerate(shown)).strip()
+    return ([{"role": "user", "content": template.format(problem=problem, tagged_response=tagged)}], len(shown),
+            _share(shown, steps))
+
+# %% ../../nbs/53_critic.ipynb #7c7a0116
 DELTA_INSTRUCTION = ("Below is a problem and a step-by-step solution split into numbered sections. Check every section. "
                      "List the numbers of the sections that contain a mistake (a wrong fact, a wrong calculation, "
                      "a wrong conclusion) or that do nothing useful. Answer with the numbers separated by commas, "
@@ -142,35 +272,15 @@ DELTA_INSTRUCTION = ("Below is a problem and a step-by-step solution split into 
 DELTA_EXAMPLE = ("Problem: What is 2 + 3 * 4?\n\nSolution:\n[1] Multiplication comes first: 3 * 4 = 12.\n"
                  "[2] Then 2 + 12 = 15.\n[3] The answer is 15.\n\nSections with mistakes: 2\n\n")
 
-def _clip_sections(sections:Sequence[str], max_chars:int|None, per_section:int|None=None)->list[str]:
-    "Whole sections in order while their total length stays within `max_chars` (at least one)."
-    out, total = [], 0
-    for s in sections:
-        s = s if per_section is None or len(s) <= per_section else s[:per_section] + " …"
-        if max_chars is not None and out and total + len(s) > max_chars: break
-        out.append(s); total += len(s)
-    return out
-
-def _shown(sections:Sequence[str], max_chars:int|None, per_section:int|str|None)->list[str]:
-    "The sections a prompt shows: each cut to `per_section` ('auto': max_chars // n, at least 60), then whole ones within `max_chars`."
-    budget = max_chars
-    if per_section == "auto":
-        per_section = None if max_chars is None else max(60, max_chars // max(len(sections), 1))
-        if per_section is not None and per_section * len(sections) <= max_chars: budget = None  # all fit once cut
-    return _clip_sections(sections, budget, per_section)
-
 def delta_critic_prompt(question:str,  # the problem
                         sections:Sequence[str],  # section texts (sections[0] is section 1)
-                        max_chars:int|None=6000,  # budget of section text shown
-                        per_section:int|str|None="auto",  # cut each section to this many characters; "auto": max_chars // n (at least 60)
-                        question_chars:int=1000,  # problem text shown
-                       )->tuple[str, int]:
-    "The critic prompt for one DeltaBench chain, and how many sections it shows."
-    shown = _shown(sections, max_chars, per_section)
-    question = question if len(question) <= question_chars else question[:question_chars] + " …"
+                        max_chars:int|None=None,  # budget of section text shown (whole sections); None: all
+                       )->tuple[str, int, float]:
+    "The project's few-shot critic prompt for one DeltaBench chain, the sections shown, the share of characters shown."
+    shown = _fit(sections, max_chars)
     body = "\n".join(f"[{i}] {s}" for i, s in enumerate(shown, 1))
     return (f"{DELTA_INSTRUCTION}\n\n{DELTA_EXAMPLE}Problem: {question.strip()}\n\nSolution:\n{body}\n\n"
-            "Sections with mistakes:"), len(shown)
+            "Sections with mistakes:"), len(shown), _share(shown, sections)
 
 PB_INSTRUCTION = ("Below is a math problem and a solution split into paragraphs numbered from 0. Find the first paragraph "
                   "that contains a mistake. Answer with its number, or with -1 if no paragraph has a mistake.")
@@ -180,111 +290,164 @@ PB_EXAMPLE = ("Problem: Tom has 3 apples and buys 4 more. How many does he have?
 
 def pb_critic_prompt(problem:str,  # the problem
                      steps:Sequence[str],  # the solution's steps
-                     max_chars:int|None=4000,  # budget of step text shown
-                     per_step:int|str|None="auto",  # cut each step to this many characters; "auto": max_chars // n (at least 60)
-                     problem_chars:int=1000,  # problem text shown
-                    )->tuple[str, int]:
-    "The critic prompt for one ProcessBench solution, and how many steps it shows."
-    shown = _shown(steps, max_chars, per_step)
-    problem = problem if len(problem) <= problem_chars else problem[:problem_chars] + " …"
+                     max_chars:int|None=None,  # budget of step text shown (whole steps); None: all
+                    )->tuple[str, int, float]:
+    "The project's few-shot critic prompt for one ProcessBench solution, the steps shown, the share shown."
+    shown = _fit(steps, max_chars)
     body = "\n".join(f"Paragraph {i}: {s}" for i, s in enumerate(shown))
-    return f"{PB_INSTRUCTION}\n\n{PB_EXAMPLE}Problem: {problem.strip()}\n\nSolution:\n{body}\n\nFirst wrong paragraph:", len(shown)
+    return (f"{PB_INSTRUCTION}\n\n{PB_EXAMPLE}Problem: {problem.strip()}\n\nSolution:\n{body}\n\nFirst wrong paragraph:",
+            len(shown), _share(shown, steps))
 
-# %% ../../nbs/53_critic.ipynb #f28d529b
+# %% ../../nbs/53_critic.ipynb #100a30e2
 def _make_request(**kw):
     "A `models.llm.Request` (imported lazily so this module loads without the LLM stack)."
     from reasoning_integrity.models.llm import Request
     return Request(**kw)
 
-def _ask(llm, prompts, max_tokens, stop, progress):
-    "Greedy answers to `(prompt, shown)` pairs in one `llm.generate` batch, in order."
-    return llm.generate([_make_request(prompt=p, temperature=0.0, max_tokens=max_tokens, stop=stop) for p, _ in prompts],
-                        progress=progress)
-
-def _backend_problem(err)->list[ParseProblem]: return [ParseProblem("backend_error", str(err)[:120])]
+def _backend_problem(err)->list[ParseProblem]:
+    kind = "context_exceeded" if "context" in str(err).lower() else "backend_error"
+    return [ParseProblem(kind, str(err)[:120])]
 def _problem_text(problems)->str: return "; ".join(f"{p.kind}: {p.message}" for p in problems)
 
 def run_delta_critic(llm,  # a `models.llm.LLM` (anything with `.generate(list[Request]) -> list[Result]`)
                      samples:Sequence,  # `DeltaSample`s
-                     max_chars:int|None=6000,  # section text shown per chain
-                     per_section:int|str|None="auto",  # per-section cut (see `delta_critic_prompt`)
-                     max_tokens:int=16,  # answer budget (a list of numbers is short)
+                     prompt:str="official",  # 'official' (DeltaBench's message) or 'project' (few-shot completion)
+                     max_chars:int|None=None,  # section text shown per chain; None: the whole chain
+                     max_tokens:int=1024,  # answer budget (cut answers are counted: finish_reason 'length')
                      include_unuseful:bool=True,  # gold = errors ∪ not-useful (DeltaBench) or errors only
                      progress:bool=False,  # show a progress bar
                     )->pd.DataFrame:
-    "One row per sample: gold, pred, shown sections, parse result and raw answer; failures recorded, never raised."
-    prompts = [delta_critic_prompt(s.question, s.sections, max_chars, per_section) for s in samples]
-    results = _ask(llm, prompts, max_tokens, ["\n\n", "Problem:"], progress)
+    "One row per sample: gold, pred, pred_official, what was shown, parser, problems, raw answer; never raises."
+    if prompt not in ("official", "project"): raise ValueError(f"prompt must be 'official' or 'project', not {prompt!r}")
+    reqs, shown = [], []
+    if prompt == "official":
+        tpl, source = load_delta_prompt()
+        for s in samples:
+            msgs, k, sh = delta_official_messages(s.question, s.sections, s.sections_content, tpl, max_chars)
+            reqs.append(_make_request(messages=msgs, temperature=0.0, max_tokens=max_tokens)); shown.append((k, sh))
+    else:
+        source = "project (few-shot list)"
+        for s in samples:
+            p, k, sh = delta_critic_prompt(s.question, s.sections, max_chars)
+            reqs.append(_make_request(prompt=p, temperature=0.0, max_tokens=max_tokens, stop=["\n\n", "Problem:"]))
+            shown.append((k, sh))
+    results = llm.generate(reqs, progress=progress) if reqs else []
     rows = []
-    for s, (_, shown), res in zip(samples, prompts, results):
+    for s, (k, sh), res in zip(samples, shown, results):
         err = getattr(res, "error", None)
-        ps = ParsedSections(None, "failed", _backend_problem(err)) if err \
-             else parse_section_list(getattr(res, "text", None), shown)
-        rows.append(dict(id=s.id, domain=s.domain, generator=s.generator, n_sections=s.n_sections, shown=shown,
-                         tokens=s.n_tokens(), gold=sorted(s.gold(include_unuseful)),
-                         pred=sorted(ps.sections or ()), parse_ok=ps.ok, rule=ps.rule,
-                         problems=_problem_text(ps.problems),
-                         answer=getattr(res, "text", None), error=err))
+        text = None if err else getattr(res, "text", None)
+        if prompt == "official": a = read_delta_answer(text, s.n_sections)
+        else:
+            ps = parse_section_list(text, k)
+            a = dict(pred=sorted(ps.sections) if ps.ok else None, pred_official=None, judge=None,
+                     parser="project" if ps.ok else "none", problems=ps.problems)
+        probs = _backend_problem(err) if err else a["problems"]
+        rows.append(dict(id=s.id, domain=s.domain, generator=s.generator, n_sections=s.n_sections, shown=k,
+                         shown_share=sh, tokens=s.n_tokens(), gold=sorted(s.gold(include_unuseful)),
+                         pred=a["pred"], pred_official=a["pred_official"], judge=a["judge"], parser=a["parser"],
+                         answered=bool(text), problems=_problem_text(probs), prompt=prompt, prompt_source=source,
+                         answer=text, finish_reason=getattr(res, "finish_reason", None), error=err))
     return pd.DataFrame(rows)
 
 def run_pb_critic(llm,  # a `models.llm.LLM`
                   samples:Sequence,  # `PBSample`s
-                  max_chars:int|None=4000,  # step text shown per solution
-                  per_step:int|str|None="auto",  # per-step cut (see `pb_critic_prompt`)
-                  max_tokens:int=6,  # an index is a few tokens
+                  prompt:str="official",  # 'official' (ProcessBench's template) or 'project' (few-shot completion)
+                  max_chars:int|None=None,  # step text shown per solution; None: every step
+                  max_tokens:int=1024,  # answer budget (cut answers are counted: finish_reason 'length')
                   progress:bool=False,  # show a progress bar
                  )->pd.DataFrame:
-    "One row per ProcessBench solution: label, prediction (-2 = unreadable), parse problems, raw answer."
-    prompts = [pb_critic_prompt(s.problem, s.steps, max_chars, per_step) for s in samples]
-    results = _ask(llm, prompts, max_tokens, ["\n", "Problem:"], progress)
+    "One row per ProcessBench solution: label, pred (None = unreadable), pred_official, parser, raw answer."
+    if prompt not in ("official", "project"): raise ValueError(f"prompt must be 'official' or 'project', not {prompt!r}")
+    reqs, shown = [], []
+    tpl = load_pb_template() if prompt == "official" else None
+    for s in samples:
+        if prompt == "official":
+            msgs, k, sh = pb_official_messages(s.problem, s.steps, tpl, max_chars)
+            reqs.append(_make_request(messages=msgs, temperature=0.0, max_tokens=max_tokens))
+        else:
+            p, k, sh = pb_critic_prompt(s.problem, s.steps, max_chars)
+            reqs.append(_make_request(prompt=p, temperature=0.0, max_tokens=max_tokens, stop=["\n", "Problem:"]))
+        shown.append((k, sh))
+    results = llm.generate(reqs, progress=progress) if reqs else []
     rows = []
-    for s, (_, shown), res in zip(samples, prompts, results):
+    for s, (k, sh), res in zip(samples, shown, results):
         err = getattr(res, "error", None)
-        val, P = (None, _backend_problem(err)) if err else parse_first_error(res.text, s.n_steps)
-        rows.append(dict(id=s.id, subset=s.subset, n_steps=s.n_steps, shown=shown, label=s.label,
-                         pred=PARSE_FAILED if val is None else val, parse_ok=val is not None,
-                         problems=_problem_text(P),
-                         answer=getattr(res, "text", None), error=err))
-    return pd.DataFrame(rows)
+        text = None if err else getattr(res, "text", None)
+        if prompt == "official": a = read_pb_answer(text, s.n_steps)
+        else:
+            v, P = parse_first_error(text, s.n_steps)
+            a = dict(pred=v, pred_official=None, parser="project" if v is not None else "none", problems=P)
+        probs = _backend_problem(err) if err else a["problems"]
+        rows.append(dict(id=s.id, subset=s.subset, n_steps=s.n_steps, shown=k, shown_share=sh, label=s.label,
+                         pred=a["pred"], pred_official=a["pred_official"], parser=a["parser"],
+                         parse_ok=a["pred"] is not None, problems=_problem_text(probs), prompt=prompt,
+                         answer=text, finish_reason=getattr(res, "finish_reason", None), error=err))
+    out = pd.DataFrame(rows)
+    for c in ("pred", "pred_official"):   # nullable integers: an unreadable answer is <NA>, never a float nan
+        if c in out: out[c] = out[c].astype("Int64")
+    return out
 
-# %% ../../nbs/53_critic.ipynb #100a30e2
+# %% ../../nbs/53_critic.ipynb #754833f4
 def critic_table(runs:pd.DataFrame,  # rows from `run_delta_critic` (may hold several models: column `model`)
                  by:Sequence[str]=("model", "domain"),  # grouping columns; an `all` row per model is added
-                 drop_beyond:bool=False,  # DeltaBench script's drop-beyond-max rule
+                 rule:str="official",  # 'official' or 'all_sections' (metrics.error_detection.DELTA_RULES)
+                 pred_col:str="pred",  # 'pred' (official + counted fallback) or 'pred_official'
                 )->pd.DataFrame:
-    "Precision, recall, macro/micro F1 (with a bootstrap CI of the macro F1) per group."
+    "Precision, recall, macro/micro F1 (with a bootstrap CI of the macro F1) per group, under `rule`."
     from reasoning_integrity.metrics.error_detection import detection_scores
     from reasoning_integrity.metrics.bootstrap import bootstrap_ci
     by = [b for b in by if b in runs.columns]
     def one(g):
-        d = detection_scores(list(g.pred), list(g.gold), drop_beyond)
-        lo, hi = bootstrap_ci(d["per_sample_f1"])
-        return dict(n=d["n"], precision=d["precision"], recall=d["recall"], macro_f1=d["macro_f1"],
-                    micro_f1=d["micro_f1"], macro_f1_lo=lo, macro_f1_hi=hi, parse_failures=int((~g.parse_ok).sum()))
+        answered = g.answered if "answered" in g else pd.Series(True, index=g.index)
+        use = g[answered] if rule == "official" else g
+        preds = [p if isinstance(p, (list, tuple, set)) else [] for p in use[pred_col]]
+        d = detection_scores(preds, list(use.gold), rule)
+        lo, hi = bootstrap_ci(d["per_sample_f1"]) if d["n"] else (np.nan, np.nan)
+        return dict(n=d["n"], n_no_gold=d["n_no_gold"], no_answer=int((~answered).sum()),
+                    fallback=int((g.parser == "fallback").sum()) if "parser" in g else 0,
+                    cut_answers=int((g.finish_reason == "length").sum()) if "finish_reason" in g else 0,
+                    precision=d["precision"], recall=d["recall"], macro_f1=d["macro_f1"], micro_f1=d["micro_f1"],
+                    macro_f1_lo=lo, macro_f1_hi=hi)
     rows = [dict(zip(by, k if isinstance(k, tuple) else (k,)), **one(g)) for k, g in runs.groupby(by, sort=True)] if by else []
     top = [b for b in by if b == "model"]
+    if by and set(by) == set(top): return pd.DataFrame(rows)  # grouped by model only: the rows are the totals
     alls = [dict(zip(top, k if isinstance(k, tuple) else (k,)), **{b: "all" for b in by if b not in top}, **one(g))
             for k, g in (runs.groupby(top) if top else [((), runs)])]
     return pd.DataFrame(rows + alls)
 
 def pb_critic_table(runs:pd.DataFrame,  # rows from `run_pb_critic` (column `model` optional)
+                    rule:str="official",  # 'official' (F1 nan when both accuracies are 0) or 'zero'
+                    pred_col:str="pred",  # 'pred' (official + counted fallback) or 'pred_official'
                    )->pd.DataFrame:
-    "ProcessBench acc_error, acc_correct, F1 per model and subset."
-    from reasoning_integrity.metrics.error_detection import processbench_scores
+    "ProcessBench acc_error, acc_correct, F1 per model and subset, and an `average` row per model."
+    from reasoning_integrity.metrics.error_detection import processbench_scores, processbench_average
     by = [b for b in ("model", "subset") if b in runs.columns]
     rows = []
     for k, g in runs.groupby(by, sort=True):
-        rows.append(dict(zip(by, k if isinstance(k, tuple) else (k,)), **processbench_scores(g.pred, g.label),
-                         parse_failures=int((~g.parse_ok).sum())))
-    return pd.DataFrame(rows)
+        preds = [None if pd.isna(p) else int(p) for p in g[pred_col]]
+        rows.append(dict(zip(by, k if isinstance(k, tuple) else (k,)), **processbench_scores(preds, g.label, rule),
+                         parse_failures=int(sum(p is None for p in preds)),
+                         fallback=int((g.parser == "fallback").sum()) if "parser" in g else 0,
+                         cut_answers=int((g.finish_reason == "length").sum()) if "finish_reason" in g else 0))
+    out = pd.DataFrame(rows)
+    if "subset" in out and len(out):
+        keys = [b for b in by if b != "subset"]
+        groups = out.groupby(keys, sort=True) if keys else [((), out)]
+        avg = [dict(zip(keys, k if isinstance(k, tuple) else (k,)), subset="average", n=int(g.n.sum()),
+                    acc_error=float(g.acc_error.mean()), acc_correct=float(g.acc_correct.mean()),
+                    f1=processbench_average(g.f1), parse_failures=int(g.parse_failures.sum()),
+                    fallback=int(g.fallback.sum()), cut_answers=int(g.cut_answers.sum())) for k, g in groups]
+        out = pd.concat([out, pd.DataFrame(avg)], ignore_index=True)
+    return out
 
-# %% ../../nbs/53_critic.ipynb #754833f4
+# %% ../../nbs/53_critic.ipynb #61173b57
 @dataclass
 class FakeResult:
     "Stand-in for `models.llm.Result` in tests."
     text: str|None
     error: str|None = None
     top_logprobs: list[dict]|None = None
+    finish_reason: str|None = "stop"
 
 class FakeLLM:
     "An LLM stand-in: `answer(request) -> text | FakeResult`; records the requests it saw."
@@ -300,3 +463,7 @@ class FakeLLM:
             a = self.answer(r)
             out.append(a if isinstance(a, FakeResult) else FakeResult(a))
         return out
+
+def _text(r)->str:
+    "The text of a request: its prompt or its messages' contents."
+    return r.prompt if r.prompt is not None else "\n".join(m["content"] for m in r.messages)

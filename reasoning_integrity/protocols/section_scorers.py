@@ -17,7 +17,7 @@ from ..metrics.bootstrap import bootstrap_ci
 # %% auto #0
 __all__ = ['JUDGE_EXAMPLES', 'YES', 'NO', 'SectionScorer', 'items_of', 'RandomScorer', 'PositionScorer', 'LengthScorer',
            'judge_prompt', 'verdict_score', 'LLMJudgeScorer', 'NLIContradictionScorer', 'HFPRMScorer', 'delta_prm_rows',
-           'delta_prm_table', 'pb_prm_table']
+           'delta_prm_table', 'prm_samples', 'pb_prm_table', 'pb_prm_samples', 'pb_baselines']
 
 # %% ../../nbs/54_section_scorers.ipynb #f8a07fda
 class SectionScorer:
@@ -205,129 +205,141 @@ class NLIContradictionScorer(SectionScorer):
 
 # %% ../../nbs/54_section_scorers.ipynb #b608f7e9
 class HFPRMScorer(SectionScorer):
-    "Per-step reward of a Hugging Face process reward model at step-separator tokens."
+    "A `models.prm.HFPRM` as a section scorer: P(step is correct) per step; nan where it could not score."
     name = "hf_prm"
-    def __init__(self, model,  # a transformers model returning `.logits` (B, T, C) (or a tuple whose first item is)
-                 tokenizer,  # its tokenizer
-                 step_sep:str="<extra_0>",  # token appended after every step
-                 positive_label:int=1,  # class index of "correct" for classification heads
-                 good_token:str|None=None,  # LM-head PRMs: the token meaning "correct"
-                 bad_token:str|None=None,  # LM-head PRMs: the token meaning "wrong"
-                 system:str|None=None,  # system message when the tokenizer has a chat template
-                 use_chat_template:bool=False,  # format as a chat (Qwen PRMs) instead of plain text
-                 max_length:int=4096,  # tokens at most
-                 name:str|None=None,  # label in tables
+    def __init__(self, prm,  # a `models.prm.HFPRM`
+                 name:str|None=None,  # label in tables (default: the PRM's name)
                 ):
         super().__init__()
-        self.model, self.tok, self.sep, self.pos = model.eval(), tokenizer, step_sep, positive_label
-        self.sep_id = tokenizer.convert_tokens_to_ids(step_sep)
-        if self.sep_id is None or self.sep_id == getattr(tokenizer, "unk_token_id", -1):
-            raise ValueError(f"step separator {step_sep!r} is not a single token of this tokenizer")
-        self.good_bad = None if good_token is None else (tokenizer.convert_tokens_to_ids(bad_token),
-                                                          tokenizer.convert_tokens_to_ids(good_token))
-        self.system, self.chat, self.max_length = system, use_chat_template, max_length
-        if name: self.name = name
-
+        self.prm = prm
+        self.name = name or getattr(prm, "name", None) or self.name
     @classmethod
     def from_pretrained(cls, path:str,  # local folder or hub id (offline: must be in the HF cache)
-                        trust_remote_code:bool=False,  # Qwen2.5-Math-PRM needs True
-                        **kw,  # other `HFPRMScorer` arguments
+                        kind:str|None=None,  # one of `models.prm.PRM_KINDS`; None: from the checkpoint's config
+                        name:str|None=None,  # label in tables
+                        **kw,  # other `HFPRM.from_pretrained` arguments (trust_remote_code, use_chat_template, ...)
                        ):
-        "Load a PRM and its tokenizer: the model's own `AutoModel` class when its config maps one (Qwen PRMs), else a token-classification head."
-        from transformers import AutoTokenizer, AutoConfig, AutoModel, AutoModelForTokenClassification
-        tok = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code)
-        cfg = AutoConfig.from_pretrained(path, trust_remote_code=trust_remote_code)
-        auto = AutoModel if "AutoModel" in (getattr(cfg, "auto_map", None) or {}) else AutoModelForTokenClassification
-        model = auto.from_pretrained(path, trust_remote_code=trust_remote_code)
-        return cls(model, tok, name=kw.pop("name", str(path).rstrip("/").split("/")[-1]), **kw)
-
-    def text(self, question:str,  # the problem
-              sections:Sequence[str],  # its sections / steps in order
-             )->str:
-        "The model input: the steps each followed by the separator."
-        body = "".join(s.strip() + self.sep for s in sections)
-        if self.chat and getattr(self.tok, "chat_template", None):
-            msgs = ([{"role": "system", "content": self.system}] if self.system else []) + [
-                {"role": "user", "content": question}, {"role": "assistant", "content": body}]
-            return self.tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=False)
-        return f"{question.strip()}\n\n{body}"
-
+        "Load a PRM checkpoint (its kind read from its config) as a section scorer."
+        from reasoning_integrity.models.prm import HFPRM
+        return cls(HFPRM.from_pretrained(path, kind=kind, **kw), name=name)
     def score(self, question:str,  # the problem
               sections:Sequence[str],  # its sections / steps in order
              )->np.ndarray:
-        "P(correct) at each step separator; nan for steps cut off by `max_length` (counted as `truncated`)."
-        import torch
-        enc = self.tok(self.text(question, sections), return_tensors="pt", truncation=True, max_length=self.max_length)
-        with torch.no_grad(): out = self.model(**enc)
-        logits = out.logits if hasattr(out, "logits") else out[0]
-        pos = (enc["input_ids"][0] == self.sep_id).nonzero().flatten()
-        lg = logits[0, pos].float()
-        if self.good_bad is not None: p = torch.softmax(lg[:, list(self.good_bad)], -1)[:, 1]
-        else: p = torch.softmax(lg, -1)[:, self.pos]
-        s = np.full(len(sections), np.nan)
-        k = min(len(sections), len(pos))
-        s[:k] = p[:k].numpy()
-        if k < len(sections):
-            self.problems.append(ParseProblem("truncated", f"{len(sections) - k} of {len(sections)} steps past max_length"))
+        "The PRM's per-step rewards (nan past its context); its problems are copied into `.problems`."
+        n0 = len(self.prm.problems)
+        s = np.asarray(self.prm.score(question, list(sections)), float)
+        self.problems += self.prm.problems[n0:]
         return s
+    def describe(self)->dict:
+        "The scorer's name and the PRM's description."
+        return {"scorer": self.name, **self.prm.describe()}
 
 # %% ../../nbs/54_section_scorers.ipynb #96569a34
-def _fill(s:np.ndarray)->np.ndarray:
-    "nan scores replaced by the sample's mean (never flagged by μ − σ); all-nan: zeros."
-    s = np.asarray(s, float)
-    if s.size and np.isnan(s).all(): return np.zeros_like(s)
-    return np.where(np.isnan(s), np.nanmean(s) if s.size else 0, s)
-
 def delta_prm_rows(scorer_name:str,  # label of the scorer
-                   scores:Sequence[np.ndarray],  # per sample: section scores
+                   scores:Sequence[np.ndarray],  # per sample: section scores (nan: not scored)
                    samples:Sequence,  # `DeltaSample`s, same order
                    include_unuseful:bool=True,  # gold = errors ∪ not-useful (DeltaBench) or errors only
                    k:float=1.0,  # μ − kσ
                   )->pd.DataFrame:
-    "One row per sample: scorer, id, domain, tokens, scores, μ−σ threshold, predicted and gold sections."
+    "One row per sample: scorer, id, domain, tokens, scores, n_nan, μ−kσ threshold, predicted and gold sections."
     from reasoning_integrity.metrics.error_detection import zscore_threshold
     rows = []
     for s, sc in zip(samples, scores):
-        f = _fill(sc)
-        rows.append(dict(scorer=scorer_name, id=s.id, domain=s.domain, tokens=s.n_tokens(), scores=f.tolist(),
-                         n_nan=int(np.isnan(np.asarray(sc, float)).sum()), threshold=zscore_threshold(f, k),
-                         pred=zscore_predict(f, k), gold=sorted(s.gold(include_unuseful))))
+        a = np.asarray(sc, float)
+        ok = ~np.isnan(a)
+        t = zscore_threshold(a[ok], k) if ok.any() else float("nan")
+        pred = [int(i) + 1 for i in np.flatnonzero(ok & (a < t))] if ok.any() else []
+        rows.append(dict(scorer=scorer_name, id=s.id, domain=s.domain, tokens=s.n_tokens(), scores=a.tolist(),
+                         n_nan=int((~ok).sum()), threshold=t, pred=pred, gold=sorted(s.gold(include_unuseful))))
     return pd.DataFrame(rows)
 
 def delta_prm_table(rows:pd.DataFrame,  # from `delta_prm_rows` (several scorers may be concatenated)
                     by:Sequence[str]=("scorer", "domain"),  # grouping; an `all` row per scorer is added
-                    drop_beyond:bool=False,  # DeltaBench script's drop-beyond-max rule
+                    rule:str="official",  # 'official' or 'all_sections' (metrics.error_detection.DELTA_RULES)
                    )->pd.DataFrame:
-    "Precision, recall, macro/micro F1 and HitRate@1/3/5 per group."
+    "Precision, recall, macro/micro F1, HitRate@1/3/5 and unscored sections per group, under `rule`."
+    def _hr(g, k):   # HitRate over the sections that have a score (nan ranks nowhere)
+        sc = [np.where(np.isnan(np.asarray(x, float)), np.inf, np.asarray(x, float)) for x in g.scores]
+        return hit_rate_at_k(sc, list(g.gold), k)
     def one(g):
-        d = detection_scores(list(g.pred), list(g.gold), drop_beyond)
-        lo, hi = bootstrap_ci(d["per_sample_f1"])
-        return dict(n=d["n"], precision=d["precision"], recall=d["recall"], macro_f1=d["macro_f1"],
-                    micro_f1=d["micro_f1"], macro_f1_lo=lo, macro_f1_hi=hi,
-                    **{f"hitrate_{k}": hit_rate_at_k(list(g.scores), list(g.gold), k) for k in (1, 3, 5)})
+        d = detection_scores(list(g.pred), list(g.gold), rule)
+        lo, hi = bootstrap_ci(d["per_sample_f1"]) if d["n"] else (np.nan, np.nan)
+        return dict(n=d["n"], n_no_gold=d["n_no_gold"], precision=d["precision"], recall=d["recall"],
+                    macro_f1=d["macro_f1"], micro_f1=d["micro_f1"], macro_f1_lo=lo, macro_f1_hi=hi,
+                    **{f"hitrate_{k}": _hr(g, k) for k in (1, 3, 5)}, unscored=int(g.n_nan.sum()))
     by = list(by)
     rows_ = [dict(zip(by, key if isinstance(key, tuple) else (key,)), **one(g)) for key, g in rows.groupby(by, sort=True)]
     alls = [dict(scorer=key[0] if isinstance(key, tuple) else key, **{b: "all" for b in by if b != "scorer"}, **one(g))
             for key, g in rows.groupby("scorer", sort=True)] if len(by) > 1 else []
     return pd.DataFrame(rows_ + alls)
 
+def prm_samples(rows:pd.DataFrame,  # from `delta_prm_rows`
+               )->pd.DataFrame:
+    "Long table: scorer, id, domain, section (1-based), score, threshold, flagged, gold — one row per section."
+    out = [dict(scorer=r.scorer, id=r.id, domain=r.domain, section=i, score=v, threshold=r.threshold,
+                flagged=i in set(r.pred), gold=i in set(r.gold))
+           for r in rows.itertuples() for i, v in enumerate(r.scores, 1)]
+    return pd.DataFrame(out, columns=["scorer", "id", "domain", "section", "score", "threshold", "flagged", "gold"])
+
 # %% ../../nbs/54_section_scorers.ipynb #93901614
 def pb_prm_table(scorer_name:str,  # label of the scorer
-                 scores:Sequence[np.ndarray],  # per solution: step scores
+                 scores:Sequence[np.ndarray],  # per solution: step scores (nan: not scored)
                  samples:Sequence,  # `PBSample`s, same order
                  tune_subset:str="gsm8k",  # subset the fixed threshold is tuned on
+                 rule:str="official",  # F1 rule of `processbench_scores` ('official': nan when both accuracies are 0)
                 )->tuple[pd.DataFrame, float]:
-    "acc_error, acc_correct, F1 per subset under the Z-score rule and the best-F1-on-gsm8k threshold; and that threshold."
+    "acc_error, acc_correct, F1 per subset (and their average) under the Z-score rule and the best-F1-on-gsm8k threshold."
+    from reasoning_integrity.metrics.error_detection import processbench_average
     df = pd.DataFrame(dict(subset=[s.subset for s in samples], label=[s.label for s in samples],
-                           scores=[_fill(s) for s in scores]))
+                           scores=[np.asarray(s, float) for s in scores]))
     tune = df[df.subset == tune_subset]
     t, _ = best_f1_threshold(list(tune.scores), list(tune.label)) if len(tune) else (float("nan"), None)
     rows = []
-    for rule, thr in (("zscore", None), (f"best_f1_{tune_subset}", t)):
-        if rule != "zscore" and math.isnan(t): continue
+    for thr_rule, thr in (("zscore", None), (f"best_f1_{tune_subset}", t)):
+        if thr_rule != "zscore" and math.isnan(t): continue
+        part = []
         for sub, g in df.groupby("subset", sort=True):
             pred = [first_below(s, thr) for s in g.scores]
-            rows.append(dict(scorer=scorer_name, threshold_rule=rule, subset=sub, **processbench_scores(pred, g.label),
-                             threshold=np.nan if thr is None else thr,
-                             in_sample=rule != "zscore" and sub == tune_subset))
+            part.append(dict(scorer=scorer_name, threshold_rule=thr_rule, subset=sub,
+                             **processbench_scores(pred, g.label, rule), threshold=np.nan if thr is None else thr,
+                             in_sample=thr_rule != "zscore" and sub == tune_subset,
+                             unscored=int(sum(np.isnan(s).sum() for s in g.scores))))
+        p = pd.DataFrame(part)
+        part.append(dict(scorer=scorer_name, threshold_rule=thr_rule, subset="average", n=int(p.n.sum()),
+                         acc_error=float(p.acc_error.mean()), acc_correct=float(p.acc_correct.mean()),
+                         f1=processbench_average(p.f1), threshold=np.nan if thr is None else thr,
+                         in_sample=bool(p.in_sample.any()), unscored=int(p.unscored.sum())))
+        rows += part
     return pd.DataFrame(rows), t
+
+def pb_prm_samples(scorer_name:str,  # label of the scorer
+                   scores:Sequence[np.ndarray],  # per solution: step scores
+                   samples:Sequence,  # `PBSample`s, same order
+                   threshold:float=float("nan"),  # the best-F1 fixed threshold (from `pb_prm_table`)
+                  )->pd.DataFrame:
+    "Long table: scorer, id, subset, label, step (0-based), score, zscore_threshold, fixed_threshold."
+    from reasoning_integrity.metrics.error_detection import zscore_threshold
+    out = []
+    for s, sc in zip(samples, scores):
+        a = np.asarray(sc, float); ok = ~np.isnan(a)
+        zt = zscore_threshold(a[ok]) if ok.any() else float("nan")
+        out += [dict(scorer=scorer_name, id=s.id, subset=s.subset, label=s.label, step=i, score=v,
+                     zscore_threshold=zt, fixed_threshold=threshold) for i, v in enumerate(a)]
+    return pd.DataFrame(out, columns=["scorer", "id", "subset", "label", "step", "score", "zscore_threshold",
+                                      "fixed_threshold"])
+
+def pb_baselines(samples:Sequence,  # `PBSample`s
+                 seed:int=0,  # seed of the label-prior draw
+                )->pd.DataFrame:
+    "Constant predictors as critic rows (model, subset, label, pred): always no error, always step 0, label prior."
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in samples:
+        rows += [dict(model="always_no_error", id=s.id, subset=s.subset, label=s.label, pred=-1),
+                 dict(model="always_step_0", id=s.id, subset=s.subset, label=s.label, pred=0)]
+    labels = {sub: [s.label for s in samples if s.subset == sub] for sub in sorted({s.subset for s in samples})}
+    for s in samples:   # a draw from the subset's own label distribution (a chance-level reference, not a model)
+        rows.append(dict(model="label_prior", id=s.id, subset=s.subset, label=s.label,
+                         pred=int(rng.choice(labels[s.subset]))))
+    out = pd.DataFrame(rows); out["pred"] = out["pred"].astype("Int64"); out["parser"] = "constant"
+    return out
