@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ def _cmd_reproduce(a) -> int:
     try:
         res = reproduce(a.names or None, profile=a.profile, params=params, reports_dir=a.reports_dir, root=a.root,
                         llm=a.llm, progress=not a.no_progress, timeout=a.timeout)
-    except KeyError as e: print(f"ri reproduce: {e.args[0]}", file=sys.stderr); return 2
+    except (KeyError, ValueError) as e: print(f"ri reproduce: {e.args[0]}", file=sys.stderr); return 2  # unknown name, bad parameter
     print()
     _show(res)
     if res.attrs.get("unused_params"):
@@ -57,11 +58,22 @@ def _cmd_reproduce(a) -> int:
 def _cmd_cache(a) -> int:
     try: from reasoning_integrity.models import cache
     except ImportError as e: print(f"ri cache: the model cache is not available: {e}", file=sys.stderr); return 2
-    if a.action == "info":
-        df = cache.cache_info()
-        _show(df)
-        if df.attrs.get("path"): print(f"cache file: {df.attrs['path']} ({df.attrs.get('file_bytes', 0)/1e6:.1f} MB on disk)")
-    else: print(f"deleted {cache.cache_clear(backend=a.backend)} cached responses")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            if a.action == "info": df = cache.cache_info(a.path)
+            else: n = cache.cache_clear(backend=a.backend, path=a.path)
+        except cache.CacheError as e: print(f"ri cache: {e}", file=sys.stderr); return 2
+    for w in caught: print(f"ri cache: {w.message}", file=sys.stderr)
+    if a.action == "clear":
+        if not caught: print(f"deleted {n} cached responses")
+        return 0
+    if df.attrs.get("error"):
+        print(f"ri cache: {df.attrs['error']}", file=sys.stderr)
+        print(f"cache file: {df.attrs['path']} ({df.attrs.get('file_bytes', 0)/1e6:.1f} MB on disk): cannot be read")
+        return 1
+    _show(df)
+    print(f"cache file: {df.attrs['path']} ({df.attrs.get('file_bytes', 0)/1e6:.1f} MB on disk)")
     return 0
 
 def _cmd_models(a) -> int:
@@ -92,6 +104,7 @@ def parser() -> argparse.ArgumentParser:
     c = sub.add_parser("cache", help="the model response cache")
     c.add_argument("action", choices=("info", "clear"))
     c.add_argument("--backend", default=None, help="clear only this backend's entries")
+    c.add_argument("--path", default=None, help="the cache file (default: the user cache, under $RI_CACHE_DIR)")
     c.set_defaults(func=_cmd_cache)
     m = sub.add_parser("models", help="one-time model builds")
     m.add_argument("action", choices=("build-nli",))

@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['CONFIDENCE_TOL', 'BELIEF_STATE_SCHEMA', 'TRAJECTORY_SCHEMA', 'PAIRED_STATE_SCHEMA', 'PAIRED_TRAJECTORY_SCHEMA',
-           'SCHEMAS', 'MAX_CHARS', 'MAX_VALUES', 'LITERAL_BUDGET', 'normalize_text', 'ParseProblem', 'problems_frame',
-           'BeliefState', 'Trajectory', 'state_json', 'example_trajectory_json', 'state_from_obj', 'parse_trajectory']
+__all__ = ['MAX_CHARS', 'MAX_VALUES', 'MAX_STATES', 'LITERAL_BUDGET', 'MAX_ANSWER_CHARS', 'MAX_INT_DIGITS', 'CONFIDENCE_TOL',
+           'BELIEF_STATE_SCHEMA', 'TRAJECTORY_SCHEMA', 'PAIRED_STATE_SCHEMA', 'PAIRED_TRAJECTORY_SCHEMA', 'SCHEMAS',
+           'normalize_text', 'ParseProblem', 'problems_frame', 'clean_text', 'cap_text', 'BeliefState', 'Trajectory',
+           'state_json', 'example_trajectory_json', 'state_from_obj', 'parse_trajectory']
 
 # %% ../nbs/00_core.ipynb #bec029a6
 _WS = re.compile(r"\s+")
@@ -43,6 +44,35 @@ def problems_frame(problems:Iterable[ParseProblem], # problems, e.g. collected o
         r = rows.setdefault(p.kind, dict(kind=p.kind, n=0, example=p.message))
         r["n"] += 1
     return pd.DataFrame(list(rows.values()), columns=["kind", "n", "example"]).sort_values("n", ascending=False, ignore_index=True)
+
+# %% ../nbs/00_core.ipynb #b2c0cbeb
+MAX_CHARS = 1_000_000  # model output beyond this is cut (and flagged) before parsing
+MAX_VALUES = 2_000  # candidate JSON values decoded per output; further ones are counted in one problem
+MAX_STATES = 2_000  # belief states read per output; further ones are counted in one problem
+LITERAL_BUDGET = 200_000  # characters per output that the Python-literal fallback may read (it is ~50x slower than json)
+MAX_ANSWER_CHARS = 100_000  # an answer (a critic's verdict, a final answer) is read from at most this many characters
+MAX_INT_DIGITS = 9  # an index (section, step) read from model text has at most this many digits
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+def clean_text(s:Any, # text (anything else is returned unchanged)
+              )->Any:
+    "`s` with every surrogate code point replaced by U+FFFD: always encodable as UTF-8."
+    if not isinstance(s, str) or s.isascii(): return s
+    try: s.encode("utf-8"); return s
+    except UnicodeEncodeError: return _SURROGATE.sub("\ufffd", s)   # in C; an error handler called per surrogate is ~10x slower
+
+def cap_text(text:str, # untrusted text
+             max_chars:int=MAX_CHARS,  # longer text is cut to this many characters
+             problems:list|None=None,  # where the cut is recorded as a `ParseProblem` (None: not recorded)
+             kind:str="input_truncated",  # the problem's kind
+            )->str:
+    "`text` cut to `max_chars` (the cut counted in `problems`), lone surrogates replaced (`clean_text`)."
+    if len(text) > max_chars:
+        if problems is not None:
+            problems.append(ParseProblem(kind, f"input of {len(text):,} characters cut to {max_chars:,}"))
+        text = text[:max_chars]
+    return clean_text(text)
 
 # %% ../nbs/00_core.ipynb #86644091
 CONFIDENCE_TOL = 1e-3  # |sum(U_t) - 1| above this is repaired and flagged
@@ -261,10 +291,10 @@ def _json_spans(text:str, # the text to scan (one fenced block, or the whole out
 def _loads(s:str, budget:list[int]|None=None)->tuple[Any, str|None]:
     "JSON, then JSON without trailing commas, then a Python literal if `s` fits in `budget[0]` characters (spent); returns (value, error)."
     try: return json.loads(s), None
-    except (ValueError, RecursionError) as e: err = f"{type(e).__name__}: {e}"
+    except (ValueError, RecursionError, MemoryError) as e: err = f"{type(e).__name__}: {e}"
     if _TRAILING_COMMA.search(s):
         try: return json.loads(_TRAILING_COMMA.sub(r"\1", s)), None
-        except (ValueError, RecursionError): pass
+        except (ValueError, RecursionError, MemoryError): pass
     if budget is None or len(s) <= budget[0]:
         if budget is not None: budget[0] -= len(s)
         try: return ast.literal_eval(s), None
@@ -274,8 +304,8 @@ def _loads(s:str, budget:list[int]|None=None)->tuple[Any, str|None]:
 
 def _dump(v:Any)->str:
     "Text of a decoded value: JSON when it can be, else `str` (Python literals may hold sets or tuple keys)."
-    try: return json.dumps(v, default=str)
-    except (TypeError, ValueError, RecursionError): return str(v)
+    try: return clean_text(json.dumps(v, default=str))
+    except (TypeError, ValueError, RecursionError): return clean_text(str(v))
 
 # %% ../nbs/00_core.ipynb #2edffea5
 _ALIASES = {
@@ -283,10 +313,6 @@ _ALIASES = {
     "confidence": ("confidence", "confidences", "probabilities", "probs", "U", "distribution"),
     "constraints": ("constraints", "constraint", "conclusions", "facts", "C"),
 }
-MAX_CHARS = 1_000_000  # model output beyond this is cut (and flagged) before parsing
-MAX_VALUES = 2_000  # candidate JSON values decoded per output; further ones are counted in one problem
-LITERAL_BUDGET = 200_000  # characters per output that the Python-literal fallback may read (it is ~50x slower than json)
-
 def _field(obj:dict, name:str):
     for k in _ALIASES[name]:
         if k in obj: return obj[k], True
@@ -296,10 +322,10 @@ def _as_str_list(v, what:str, where:str, problems:list)->list[str]:
     if v is None: return []
     if isinstance(v, (str, int, float, bool)):
         problems.append(ParseProblem("coerced_type", f"{what} was a {type(v).__name__}, read as a one-item list", where))
-        return [str(v)]
+        return [clean_text(str(v))]
     if isinstance(v, dict):
         problems.append(ParseProblem("coerced_type", f"{what} was an object, its keys read as the list", where))
-        return [str(k) for k in v]
+        return [clean_text(str(k)) for k in v]
     if isinstance(v, (list, tuple)):
         out = []
         for x in v:
@@ -307,7 +333,7 @@ def _as_str_list(v, what:str, where:str, problems:list)->list[str]:
                 problems.append(ParseProblem("coerced_type", f"nested value in {what} serialised as text", where))
                 out.append(_dump(x))
             elif x is None: problems.append(ParseProblem("coerced_type", f"null in {what} dropped", where))
-            else: out.append(str(x))
+            else: out.append(clean_text(str(x)))   # JSON escapes can make lone surrogates: replaced
         return out
     problems.append(ParseProblem("wrong_type", f"{what} has unusable type {type(v).__name__}", where))
     return []
@@ -354,7 +380,7 @@ def _pairs(v)->list[tuple[str, Any]]|None:
     for x in v:
         h = next((x[k] for k in _H_KEYS if k in x), None)
         if h is None or isinstance(h, (dict, list)): return None
-        out.append((str(h), next((x[k] for k in _P_KEYS if k in x), None)))
+        out.append((clean_text(str(h)), next((x[k] for k in _P_KEYS if k in x), None)))
     return out
 
 def state_from_obj(obj:Any,   # a decoded JSON value that should describe one belief state
@@ -375,7 +401,7 @@ def state_from_obj(obj:Any,   # a decoded JSON value that should describe one be
     conf = (_as_confidence([p for _, p in paired], hyps, where, problems) if paired is not None
             else _as_confidence(_field(obj, "confidence")[0], hyps, where, problems))
     note = obj.get("note") or obj.get("reasoning") or obj.get("thought") or ""
-    st = BeliefState(hyps, conf, cons, note=note if isinstance(note, str) else _dump(note))
+    st = BeliefState(hyps, conf, cons, note=clean_text(note) if isinstance(note, str) else _dump(note))
     problems += [ParseProblem(f, _FLAG_PROBLEMS[f], where) for f in st.flags]
     return st, problems
 
@@ -384,13 +410,14 @@ def _answer_of(obj:dict):
     for k in ("answer", "final_answer", "Final answer", "final"):
         if k in obj and obj[k] is not None:
             v = obj[k]
-            return v if isinstance(v, str) else _dump(v)
+            return clean_text(v) if isinstance(v, str) else _dump(v)
     return None
 
 def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
                      meta:dict|None=None,  # metadata stored on the trajectory (model, prompt id, stage, ...)
                      max_chars:int=MAX_CHARS,  # longer input is cut to this many characters (flagged)
                      max_values:int=MAX_VALUES,  # at most this many candidate JSON values are decoded (rest flagged)
+                     max_states:int=MAX_STATES,  # at most this many belief states are read (rest flagged)
                     )->tuple[Trajectory, list[ParseProblem]]:
     "Extract a belief trajectory from model output. Never raises on bad text: defects come back as problems."
     problems: list[ParseProblem] = []
@@ -398,6 +425,7 @@ def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
     if not isinstance(text, str):
         problems.append(ParseProblem("wrong_type", f"output is {type(text).__name__}, not text"))
         text = "" if text is None else str(text)
+    text = clean_text(text)   # lone surrogates (e.g. from a JSON escape upstream) would crash the next encoder
     raw = text
     if len(text) > max_chars:
         problems.append(ParseProblem("input_truncated", f"output of {len(text):,} characters cut to {max_chars:,}"))
@@ -422,8 +450,9 @@ def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
         problems.append(ParseProblem("too_many_values", f"{skipped:,} further candidate JSON values not decoded (limit {max_values:,})"))
     if truncated:
         problems.append(ParseProblem("truncated_json", "the output ends inside an unclosed JSON value"))
-    states, answer = [], None
+    states, answer, extra = [], None, [0]
     def add_state(o, where):
+        if len(states) >= max_states: extra[0] += 1; return
         st, pr = state_from_obj(o, where)
         problems.extend(pr)
         if st is not None: states.append(st)
@@ -443,6 +472,8 @@ def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
         elif not salvaged:  # inside a cut value, fragments of the unfinished state (its lists) are expected: not reported
             problems.append(ParseProblem("unrecognised_json", f"JSON value of type {type(v).__name__} is not a state, a list of states or a trajectory"))
         if salvaged: n_salvaged += len(states) - n0
+    if extra[0]:
+        problems.append(ParseProblem("too_many_states", f"{extra[0]:,} further states not read (limit {max_states:,})"))
     if n_salvaged:
         problems.append(ParseProblem("salvaged_states", f"kept the {n_salvaged} complete states that precede the cut of a truncated JSON value"))
     if answer is None:

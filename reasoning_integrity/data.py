@@ -4,12 +4,13 @@
 
 # %% ../nbs/01_data.ipynb #6b2d4025
 from __future__ import annotations
-import hashlib, os, shutil, tempfile, urllib.request
+import hashlib, json, os, shutil, tempfile, urllib.request
 from pathlib import Path
+from typing import Any
 
 # %% auto #0
 __all__ = ['PACKAGE_ROOT', 'REPO_ROOT', 'KNOWN_URLS', 'ACCESSED', 'cache_dir', 'data_roots', 'data_root', 'DataNotFound',
-           'data_path', 'sha256_file', 'accessed_files']
+           'data_path', 'DataFileDamaged', 'read_text_file', 'read_json_file', 'sha256_file', 'accessed_files']
 
 # %% ../nbs/01_data.ipynb #0584ecec
 PACKAGE_ROOT = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
@@ -78,6 +79,31 @@ def data_path(rel:str,            # path relative to the data root, e.g. 'bbh/bb
         except (OSError, ValueError) as e: err = f"download from {url} failed ({type(e).__name__}: {e})"
     raise DataNotFound(f"data file {rel!r} not found in {[str(r) for r in data_roots()]} and {err}. "
                        f"Set RI_DATA_DIR to a folder holding it (e.g. RI_DATA_DIR=../shared/data).")
+
+# %% ../nbs/01_data.ipynb #db73c8ae
+class DataFileDamaged(ValueError):
+    "A data file exists but cannot be read as what it should be; the message names the file and the fix."
+
+def _damaged(p:Path, what:str)->DataFileDamaged:
+    size = p.stat().st_size if p.exists() else 0
+    return DataFileDamaged(f"data file {str(p)!r} ({size:,} bytes) is damaged: {what}. Fetch it again from the "
+                           "source named in its folder's SOURCE.md (or delete it so that it is downloaded again).")
+
+def read_text_file(p:str|Path, # a data file
+                  )->str:
+    "The file's text as UTF-8; `DataFileDamaged` naming the file when it is not UTF-8."
+    p = Path(p)
+    raw = p.read_bytes()
+    try: return raw.decode("utf-8")
+    except UnicodeDecodeError as e: raise _damaged(p, f"not UTF-8 at byte {e.start}") from None
+
+def read_json_file(p:str|Path, # a .json data file
+                  )->Any:
+    "The file's JSON value; `DataFileDamaged` naming the file, line and column when it does not parse."
+    p = Path(p)
+    try: return json.loads(read_text_file(p))
+    except json.JSONDecodeError as e: raise _damaged(p, f"invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    except RecursionError: raise _damaged(p, "JSON nested too deeply") from None
 
 # %% ../nbs/01_data.ipynb #6209801c
 _SHA_CACHE: dict[tuple, str] = {}

@@ -14,6 +14,13 @@ from .data import accessed_files
 __all__ = ['resolve_params', 'Report']
 
 # %% ../nbs/02_report.ipynb #ad8a00b4
+def _same_kind(given, like)->bool:
+    "Whether a given parameter value has the kind of the profile's value (an int passes as a float, a bool never as a number)."
+    if isinstance(like, bool) or isinstance(given, bool): return isinstance(given, bool) == isinstance(like, bool)
+    if isinstance(like, float): return isinstance(given, (int, float))
+    if isinstance(like, (list, tuple)): return isinstance(given, (list, tuple))
+    return isinstance(given, type(like))
+
 def resolve_params(profile:str,   # the profile name, e.g. 'quick' or 'full'
                    profiles:dict, # {profile: {param: value}}
                    namespace:dict, # the notebook's variables (pass `globals()`)
@@ -26,6 +33,10 @@ def resolve_params(profile:str,   # the profile name, e.g. 'quick' or 'full'
     for k, v in profiles[profile].items():
         given = namespace.get(k)
         out[k] = v if given is None else given
+        likes = [p_[k] for p_ in profiles.values() if isinstance(p_, dict) and p_.get(k) is not None]
+        if given is not None and likes and not any(_same_kind(given, l) for l in likes):
+            raise ValueError(f"parameter {k}={given!r} ({type(given).__name__}): expected "
+                             f"{' or '.join(sorted({type(l).__name__ for l in likes}))} like the profiles' {likes[0]!r}")
     for k, allowed in (choices or {}).items():
         vals = out.get(k)
         vals = vals if isinstance(vals, (list, tuple)) else [vals]
@@ -34,6 +45,26 @@ def resolve_params(profile:str,   # the profile name, e.g. 'quick' or 'full'
     return out
 
 # %% ../nbs/02_report.ipynb #a03fbfa7
+def _in_ipython()->bool:
+    "Whether code runs in an IPython kernel (a notebook executed by papermill or JupyterLab)."
+    try:
+        from IPython import get_ipython
+        return get_ipython() is not None
+    except ImportError: return False
+
+def _redact(text:str)->str:
+    "Credentials in URLs masked (`models.llm.redact_credentials`): reports never hold a key, even from a careless spec."
+    from reasoning_integrity.models.llm import redact_credentials
+    return redact_credentials(text)
+
+def _redacted_frame(df:pd.DataFrame)->pd.DataFrame:
+    "A copy of `df` whose text cells and column names have credentials masked (unchanged when there are none)."
+    obj = [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c])]
+    if not obj and not any(isinstance(c, str) and _redact(c) != c for c in df.columns): return df
+    out = df.copy()
+    for c in obj: out[c] = out[c].map(lambda v: _redact(v) if isinstance(v, str) else v)
+    return out.rename(columns=lambda c: _redact(c) if isinstance(c, str) else c)
+
 class Report:
     "Writes an experiment's tables, figures and manifest under `report_dir`."
     def __init__(self, report_dir:str|Path, # e.g. 'reports/ptp_logged'
@@ -52,10 +83,12 @@ class Report:
               floatfmt:str=".4g",    # number format of the Markdown copy (the CSV keeps full precision)
               markdown:bool=True,    # also write the Markdown copy (off for wide per-item tables)
              )->pd.DataFrame:
-        "Write `df` as CSV and Markdown; returns it for display."
-        df.to_csv(self.dir / "tables" / f"{name}.csv", index=False)
+        "Write `df` as CSV and Markdown (credentials in URLs masked); returns it for display."
+        out = _redacted_frame(df)
+        note = None if note is None else _redact(note)
+        out.to_csv(self.dir / "tables" / f"{name}.csv", index=False)
         if markdown:
-            md = (f"{note}\n\n" if note else "") + df.to_markdown(index=False, floatfmt=floatfmt) + "\n"
+            md = (f"{note}\n\n" if note else "") + out.to_markdown(index=False, floatfmt=floatfmt) + "\n"
             (self.dir / "tables" / f"{name}.md").write_text(md)
         self.tables.append(dict(name=name, rows=len(df), columns=list(map(str, df.columns)), note=note))
         return df
@@ -63,12 +96,16 @@ class Report:
     def figure(self, fig, # a matplotlib Figure (or a seaborn grid with `.figure`)
                name:str,  # file stem: figures/<name>.png
                dpi:int=120, # resolution of the PNG
+               show:bool=True, # also show the PNG in the notebook's output (under Agg a figure never displays itself)
               )->Path:
-        "Save a figure as PNG."
+        "Save a figure as PNG and show it in the executed notebook, so the notebook and its rendered page have it."
         fig = getattr(fig, "figure", fig)
         p = self.dir / "figures" / f"{name}.png"
         fig.savefig(p, dpi=dpi, bbox_inches="tight")
         self.figures.append(name)
+        if show and _in_ipython():
+            from IPython.display import Image, display
+            display(Image(filename=str(p)))
         return p
 
     def model(self, role:str, # what the model does here, e.g. 'llm', 'nli', 'embedder'
@@ -93,5 +130,6 @@ class Report:
         "Write manifest.json: tables, figures, models, notes and every data file read (with sha256)."
         m = dict(name=self.name, resolved_params=self.resolved, tables=self.tables, figures=self.figures, models=self.models, notes=self.notes,
                  data_files=accessed_files(), seconds=round(time.time() - self.t0, 3))
-        (self.dir / "manifest.json").write_text(json.dumps(m, indent=2, default=str))
+        m = json.loads(_redact(json.dumps(m, default=str)))  # a key in a URL never reaches the manifest
+        (self.dir / "manifest.json").write_text(json.dumps(m, indent=2))
         return m

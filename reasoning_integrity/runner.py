@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import datetime as _dt
+import re
 import html
 import importlib.util
 import io
@@ -29,8 +30,8 @@ from traitlets import default
 
 # %% auto #0
 __all__ = ['KEY_PACKAGES', 'find_root', 'experiment_paths', 'notebook_parameters', 'notebook_profiles', 'list_experiments',
-           'parse_value', 'parse_params', 'package_versions', 'git_state', 'SameEnvKernelManager', 'run_experiment',
-           'reproduce', 'write_index']
+           'parse_value', 'parse_params', 'parameter_spec', 'has_credentials', 'check_params', 'package_versions',
+           'git_state', 'SameEnvKernelManager', 'run_experiment', 'reproduce', 'write_index']
 
 # %% ../nbs/90_runner.ipynb #ab038f05
 def _checkout() -> Path|None:
@@ -139,11 +140,13 @@ def notebook_parameters(path:str|Path, # an experiment notebook
 
 # %% ../nbs/90_runner.ipynb #c6afbad2
 def notebook_profiles(path:str|Path, # an experiment notebook
+                      imports:bool=False, # also resolve names imported from `reasoning_integrity` (imports them)
                      )->dict[str, dict]:
     "The `PROFILES` dict assigned in `path`, read from its source (`{}` when there is none)."
     nb, env = nbformat.read(path, as_version=4), {}
     for c in _code_cells(nb):
         tree = _parse_cell(c.source)
+        if imports and tree: env.update(_own_imports(tree))
         for node in tree.body if tree else []:
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
                 continue
@@ -191,6 +194,97 @@ def parse_params(items:list[str]|None, # `key=value` strings, e.g. from `-p n_pr
             raise ValueError(f"expected key=value with a Python name as key, got {item!r}")
         out[key] = parse_value(val)
     return out
+
+# %% ../nbs/90_runner.ipynb #52be3f35
+def _choices_node(tree:ast.Module)->ast.AST|None:
+    "The `choices=` argument of the first `resolve_params(...)` call in a module, if any."
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "resolve_params":
+            for kw in node.keywords:
+                if kw.arg == "choices": return kw.value
+            if len(node.args) >= 4: return node.args[3]
+    return None
+
+def _own_imports(tree:ast.Module)->dict:
+    "Names a module imports from `reasoning_integrity` (our own code, safe to import), with their values."
+    import importlib
+    env = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reasoning_integrity"):
+            try: mod = importlib.import_module(node.module)
+            except Exception: continue  # an optional dependency missing: those choices are not checked statically
+            for a in node.names:
+                if hasattr(mod, a.name): env[a.asname or a.name] = getattr(mod, a.name)
+    return env
+
+def parameter_spec(path:str|Path, # an experiment notebook
+                  )->dict[str, dict]:
+    "Per declared parameter: `types` (type names its default and profile values have) and `choices` (or None)."
+    declared, profiles = notebook_parameters(path), notebook_profiles(path, imports=True)
+    spec = {}
+    for p, d in zip(declared.parameter, declared.default):
+        vals = [d] + [v.get(p) for v in profiles.values() if isinstance(v, dict)]
+        spec[p] = dict(types={type(v).__name__ for v in vals if v is not None}, choices=None)
+    if "profile" in spec and profiles: spec["profile"]["choices"] = list(profiles)
+    nb = nbformat.read(path, as_version=4)
+    src = "\n".join(c.source for c in _code_cells(nb) if not c.source.lstrip().startswith(("%", "!")))
+    tree = _parse_cell(src)
+    node = _choices_node(tree) if tree else None
+    if isinstance(node, ast.Dict):
+        env = _own_imports(tree)
+        for k, v in zip(node.keys, node.values):
+            key = _node_value(k) if k is not None else None
+            if key not in spec: continue
+            try: allowed = _node_value(v, env, strict=True)
+            except ValueError: continue
+            if isinstance(allowed, (list, tuple, set, frozenset, range)): spec[key]["choices"] = list(allowed)
+    return spec
+
+_CREDENTIAL = re.compile(r"://[^/@\s]+@|[?&#](?:api[_-]?key|key|token|access[_-]?token|password)=", re.I)
+
+def has_credentials(value:Any)->bool:
+    "Whether a parameter value carries a credential: a URL with `user:key@` or an `api_key=`/`token=` query."
+    return isinstance(value, str) and bool(_CREDENTIAL.search(value))
+
+def _type_ok(value:Any, types:set[str])->bool:
+    "Whether `value` fits a parameter whose known values have `types` (int counts as float; bool never as int)."
+    if value is None or not types: return True
+    t = type(value).__name__
+    if t in types: return True
+    if t == "int" and "float" in types: return True
+    if t in ("list", "tuple") and types & {"list", "tuple"}: return True
+    return False
+
+# %% ../nbs/90_runner.ipynb #efd9e54f
+def check_params(params:dict, # parameter values given by the user (e.g. from `-p`)
+                 paths:dict[str, Path], # the experiments that will run: name -> notebook
+                )->None:
+    "Raise `ValueError` naming every unknown parameter (with the nearest valid name), wrong type or invalid choice."
+    import difflib
+    specs = {n: parameter_spec(p) for n, p in paths.items()}
+    valid = sorted({k for s in specs.values() for k in s} - {"report_dir"})
+    errors = []
+    for k, v in params.items():
+        if k == "report_dir": continue
+        if any(has_credentials(x) for x in (v if isinstance(v, (list, tuple)) else [v])):
+            errors.append(f"parameter {k} carries a credential (user:key@ in a URL or a key= query): parameters are "
+                          "written to run.json, the manifest, the executed notebook and tables, so keys come from the "
+                          "environment only (e.g. OPENAI_API_KEY)"); continue
+        owners = [n for n, s in specs.items() if k in s]
+        if not owners:
+            near = difflib.get_close_matches(k, valid, n=1)
+            errors.append(f"unknown parameter {k!r}: no experiment of {sorted(paths)} declares it"
+                          + (f"; did you mean {near[0]!r}?" if near else f"; valid: {', '.join(valid)}"))
+            continue
+        for n in owners:
+            sp = specs[n][k]
+            if not _type_ok(v, sp["types"]):
+                errors.append(f"parameter {k}={v!r} ({type(v).__name__}) in {n}: expected "
+                              f"{' or '.join(sorted(sp['types']))}"); break
+            vals = v if isinstance(v, (list, tuple)) else [v]
+            if sp["choices"] is not None and v is not None and (bad := [x for x in vals if x not in sp["choices"]]):
+                errors.append(f"parameter {k}={v!r} in {n}: {bad[0]!r} is not one of {sp['choices']}"); break
+    if errors: raise ValueError("; ".join(errors))
 
 # %% ../nbs/90_runner.ipynb #3eb59c6b
 KEY_PACKAGES = ("reasoning_integrity", "numpy", "scipy", "pandas", "statsmodels", "matplotlib", "seaborn",
@@ -262,10 +356,12 @@ def run_experiment(path:str|Path, # the experiment notebook
                    root:str|Path|None=None, # repository root: the notebook's working directory
                    progress:bool=True, # papermill's per-cell progress bar (named after the notebook)
                    timeout:float|None=None, # seconds allowed per cell (`None`: no limit)
+                   strict:bool=True, # refuse parameters the notebook does not declare (`reproduce` checks them itself)
                   )->dict:
     "Run one experiment notebook with papermill; write and return its `run.json` record."
     import papermill as pm
     path, root = Path(path).resolve(), find_root(root)
+    if strict: check_params({k: v for k, v in (parameters or {}).items() if k != "report_dir"}, {path.stem: path})
     name, report_dir = path.stem, Path(report_dir)
     report_dir = (report_dir if report_dir.is_absolute() else root/report_dir).resolve()
     report_dir.mkdir(parents=True, exist_ok=True)
@@ -318,9 +414,11 @@ def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); 
     if missing: raise KeyError(f"no experiment {missing} in {root/'nbs'/'experiments'}; known: {sorted(known)}")
     reports_dir = Path(reports_dir) if Path(reports_dir).is_absolute() else root/reports_dir
     given = {**(params or {}), "profile": profile, **({"llm": llm} if llm is not None else {})}
+    check_params(given, {n: known[n] for n in names})  # before any kernel starts
     recs = []
     for n in tqdm(names, desc="experiments", disable=not progress):
-        recs.append(run_experiment(known[n], reports_dir/n, given, root=root, progress=progress, timeout=timeout))
+        recs.append(run_experiment(known[n], reports_dir/n, given, root=root, progress=progress, timeout=timeout,
+                                   strict=False))
     index = write_index(reports_dir)
     res = pd.DataFrame([dict(name=r["name"], status=r["status"], wall_s=r["wall_s"], tables=len(r["tables"]),
                              figures=len(r["figures"]),

@@ -130,3 +130,24 @@ def test_cli_exit_code(repo, tmp_path, capsys):
     assert "RuntimeError: broken on purpose" in capsys.readouterr().out
     assert cli.main(["reproduce", "no_such", "--root", str(repo)]) == 2
     assert cli.main(["reproduce", "-p", "bad", "--root", str(repo)]) == 2
+
+
+def test_cli_refuses_a_misspelt_or_mistyped_parameter_before_running(repo, tmp_path, capsys):
+    "Issue 14: `-p lamda=0.5` used to exit 0 with the default; `-p lam=abc` failed inside the notebook."
+    out = tmp_path / "never"
+    assert cli.main(["reproduce", "tiny", "-p", "ofset=3", "--root", str(repo), "--reports-dir", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown parameter 'ofset'" in err and "did you mean 'offset'?" in err
+    assert cli.main(["reproduce", "tiny", "-p", "offset=abc", "--root", str(repo), "--reports-dir", str(out)]) == 2
+    assert "offset='abc' (str) in tiny: expected int" in capsys.readouterr().err
+    assert not out.exists()   # nothing ran, nothing was written
+
+
+def test_credentials_in_a_url_never_reach_a_report(repo, tmp_path, capsys):
+    "Issue 14: a key in `http://user:key@host` leaked into run.json, the manifest, the notebook, index.html and tables."
+    out = tmp_path / "never"
+    rc = cli.main(["reproduce", "tiny", "--llm", "openai-compatible:http://me:sk-TOPSECRET@127.0.0.1:9/v1#m",
+                   "--root", str(repo), "--reports-dir", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "credential" in err and "TOPSECRET" not in err
+    assert not out.exists()

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json
 import pandas as pd
-from ..data import KNOWN_URLS, data_path
+from ..data import KNOWN_URLS, data_path, read_json_file, read_text_file, DataFileDamaged
 
 # %% auto #0
 __all__ = ['BBH_TASKS', 'PTP_TASKS', 'PTP_DEV_TASKS', 'load_bbh', 'load_split', 'load_cot_prompt', 'load_codex',
@@ -42,7 +42,7 @@ for _t in BBH_TASKS:
 
 # %% ../../nbs/31_bbh.ipynb #aa79c466
 def _examples(rel: str) -> pd.DataFrame:
-    d = json.loads(data_path(rel).read_text())
+    d = read_json_file(data_path(rel))
     return pd.DataFrame(d["examples"], columns=["input", "target"])
 
 def load_bbh(task: str,  # one of `BBH_TASKS`
@@ -68,7 +68,7 @@ def load_cot_prompt(task: str,  # one of `BBH_TASKS`
     "The three-shot CoT prompt of a task (BBH's, or the PTP paper's modified one ending in `Final answer:`)."
     _check(task)
     rel = f"doctest-prompting/bbh/modified-cot-prompts/{task}.txt" if modified else f"bbh/cot-prompts/{task}.txt"
-    return data_path(rel).read_text()
+    return read_text_file(data_path(rel))
 
 _CODEX = "bbh/code-davinci-002-outputs/code-davinci-002-{mode}/{task}_few_shot_template_0-255000{suffix}"
 
@@ -78,7 +78,7 @@ def load_codex(task: str,  # one of `BBH_TASKS`
     "Codex outputs: columns `input` (full prompt + question), `prediction`, `target`."
     _check(task)
     if mode not in ("cot", "direct"): raise ValueError(f"mode must be 'cot' or 'direct', not {mode!r}")
-    d = json.loads(data_path(_CODEX.format(mode=mode, task=task, suffix=".json")).read_text())
+    d = read_json_file(data_path(_CODEX.format(mode=mode, task=task, suffix=".json")))
     return pd.DataFrame(d["outputs"], columns=["input", "prediction", "target"])
 
 def codex_published(task: str,  # one of `BBH_TASKS`
@@ -86,5 +86,9 @@ def codex_published(task: str,  # one of `BBH_TASKS`
                    ) -> dict:
     "The published metrics of the Codex run: `{'accuracy': .., 'accuracy_with_calc': ..}` (percent)."
     _check(task)
-    line = data_path(_CODEX.format(mode=mode, task=task, suffix="_eval_metrics.jsonl")).read_text().splitlines()[0]
-    return json.loads(line)
+    p = data_path(_CODEX.format(mode=mode, task=task, suffix="_eval_metrics.jsonl"))
+    lines = read_text_file(p).splitlines()
+    try: return json.loads(lines[0])
+    except (IndexError, json.JSONDecodeError) as e:
+        raise DataFileDamaged(f"data file {str(p)!r} is damaged: its first line is not a JSON object ({e}). Fetch it "
+                              "again from the source named in its folder's SOURCE.md.") from None

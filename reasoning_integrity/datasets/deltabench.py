@@ -27,11 +27,10 @@ DELTABENCH_SAMPLE = "deltabench/Deltabench_v1_first10_sp21412.json"  # the 10-re
 def read_records(path:str|Path,  # a .json (list of objects) or .jsonl (one object per line) file
                 )->tuple[list[tuple[int, Any]], list[ParseProblem]]:
     "Records as (position, object) pairs, and the problems met; never raises on bad content."
-    text = Path(path).read_text(encoding="utf-8")
+    from reasoning_integrity.data import read_text_file, read_json_file
+    text = read_text_file(path)  # not UTF-8: DataFileDamaged naming the file
     if text.lstrip().startswith("["):
-        try: objs = json.loads(text)
-        except json.JSONDecodeError as e: return [], [ParseProblem("invalid_json", str(e), "file")]
-        return list(enumerate(objs)), []
+        return list(enumerate(read_json_file(path))), []  # a damaged list raises DataFileDamaged naming the file
     recs, probs = [], []
     for i, line in enumerate(text.splitlines()):
         if not line.strip(): continue
@@ -174,6 +173,11 @@ def load_deltabench(source:str|Path="auto",  # "auto", "full", "sample", or a pa
         s, P = record_to_sample(rec, f"record {pos}")
         rows += [dict(record=pos, id=s.id if s else None, kind=p.kind, message=p.message, kept=s is not None) for p in P]
         if s is not None: out.append(s)
+    if not out:
+        from reasoning_integrity.data import DataFileDamaged
+        raise DataFileDamaged(f"data file {str(path)!r} holds no readable DeltaBench record ({len(recs)} parsed, "
+                              f"{len(rows)} problems; first: {rows[0]['message'] if rows else '-'}). Fetch it again "
+                              "(see deltabench/SOURCE.md).")
     return out, pd.DataFrame(rows, columns=["record", "id", "kind", "message", "kept"])
 
 # %% ../../nbs/50_deltabench.ipynb #06d67825

@@ -58,16 +58,15 @@ def load_processbench(subsets:tuple|list|str=PROCESSBENCH_SUBSETS,  # subset nam
                       balanced:bool=True,  # with `n`: the first ⌈n/2⌉ erroneous and first ⌊n/2⌋ correct solutions
                      )->tuple[list[PBSample], pd.DataFrame]:
     "ProcessBench samples of the given subsets and a validation table (subset, record, kind, message, kept)."
-    from reasoning_integrity.data import data_path
+    from reasoning_integrity.data import data_path, read_json_file, DataFileDamaged
     if isinstance(subsets, str): subsets = [subsets]
     out, rows = [], []
     for sub in subsets:
         path = Path(root)/f"{sub}.json" if root else data_path(f"processbench/dataset/{sub}.json")
-        try: recs = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            rows.append(dict(subset=sub, record=None, kind="invalid_json", message=str(e), kept=False)); continue
+        recs = read_json_file(path)  # a damaged file raises, naming it: a subset is never dropped silently
         if not isinstance(recs, list):
-            rows.append(dict(subset=sub, record=None, kind="not_a_list", message=type(recs).__name__, kept=False)); continue
+            raise DataFileDamaged(f"data file {str(path)!r} is damaged: a JSON {type(recs).__name__}, not the list of "
+                                  "solutions ProcessBench ships. Fetch it again (see processbench/SOURCE.md).")
         got = []
         for i, rec in enumerate(recs):
             s, P = pb_record(rec, sub, f"{sub}[{i}]")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast, re
 from dataclasses import dataclass, field
 import pandas as pd
-from ..data import data_path
+from ..data import data_path, read_text_file
 from .bbh import PTP_TASKS
 
 # %% auto #0
@@ -150,7 +150,7 @@ def parse_log(text: str,  # full text of a log file
 def load_log(rel: str,  # relative data path, e.g. `tune_log_path('navigate')` or a `TEST_LOGS` value
             ) -> PTPLog:
     "Read and parse a log through `data_path`."
-    return parse_log(data_path(rel).read_text(encoding="utf-8"), rel)
+    return parse_log(read_text_file(data_path(rel)), rel)
 
 def load_tune_logs(tasks: list[str]|None=None,  # default: all 23 `PTP_TASKS`
                   ) -> dict[str, PTPLog]:

@@ -4,9 +4,9 @@
 
 # %% ../../nbs/60_rep_tasks.ipynb #e27b5c5a
 from __future__ import annotations
-import itertools, json, random, re
+import bisect, itertools, json, math, random, re
 from dataclasses import dataclass, field, asdict
-from ..core import BeliefState, Trajectory
+from ..core import BeliefState, Trajectory, MAX_ANSWER_CHARS, cap_text
 
 # %% auto #0
 __all__ = ['NAMES', 'ATTRS', 'CATEGORIES', 'ENTITIES', 'ROOMS', 'KINDS', 'RepTask', 'AnswerCheck', 'check_answer',
@@ -44,13 +44,18 @@ class RepTask:
 
 # %% ../../nbs/60_rep_tasks.ipynb #80535545
 def _norm(s: str) -> str:
-    s = str(s).strip().lower()
+    s = cap_text(str(s), MAX_ANSWER_CHARS).strip().lower()   # at most MAX_ANSWER_CHARS characters, lone surrogates replaced
     s = re.sub(r"^(the|a|an)\s+", "", s)
-    return re.sub(r"[\s\.\,\!\?\"'`]+$", "", re.sub(r"^[\s\"'`]+", "", s))
+    s = re.sub(r"^[\s\"'`]+", "", s)
+    j = len(s)   # trailing white space and . , ! ? " ' ` (`re.sub(r"[...]+$", "", s)` retries from every character of the run)
+    while j and (s[j - 1] in ".,!?\"'`" or s[j - 1].isspace()): j -= 1
+    return s[:j]
 
 def _num(s: str):
-    try: return float(s.replace(",", ""))
+    "The number `s` states, or None (also for 'inf', 'nan' and what overflows to them)."
+    try: v = float(s.replace(",", ""))
     except ValueError: return None
+    return v if math.isfinite(v) else None
 
 _NEG = re.compile(r"\b(?:not|no|never|none|neither|nor|cannot|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|won't|n't)\b")
 _HEDGE = re.compile(r"\b(?:maybe|perhaps|probably|possibly|likely|might|guess|unsure|not sure|i think|i believe|could be|seems?)\b")
@@ -73,6 +78,26 @@ def _negated(text: str, start: int) -> bool:
     if cuts: before = before[cuts[-1].end():]
     return bool(_NEG.search(" ".join(before.split()[-3:])))
 
+_WORD = re.compile(r"\S+")
+
+def _negation_index(text: str):
+    """`_negated(text, start)` for every `start` not inside a word (every candidate's), from one pass over `text`
+    (calling `_negated` per candidate is quadratic)."""
+    scope_ends = [m.end() for m in _SCOPE.finditer(text)]
+    words = [m.start() for m in _WORD.finditer(text)]
+    negs = list(_NEG.finditer(text))
+    neg_starts, neg_ends = [m.start() for m in negs], [m.end() for m in negs]   # both increasing: matches never overlap
+    def negated(start: int) -> bool:
+        k = bisect.bisect_right(scope_ends, start)
+        clause = scope_ends[k - 1] if k else 0          # the clause starts after the last scope mark before `start`
+        j = bisect.bisect_left(words, start)            # the words that start before `start` ...
+        w0 = max(words[j - 3] if j >= 3 else 0, clause)  # ... the last three of them, within the clause
+        q = bisect.bisect_left(neg_starts, w0)          # the first negation from there: does it end before `start`?
+        return q < len(negs) and neg_ends[q] <= start
+    return negated
+
+_TAIL = re.compile(r"(?:=|answer is)\s*(-?\d+(?:\.\d+)?)")
+
 def check_answer(pred: str|None,  # the model's final answer (None when it gave none)
                  gold: str,  # the task's answer
                  choices: list|None=None,  # all candidate answers of the task (names, rooms, yes/no)
@@ -85,13 +110,16 @@ def check_answer(pred: str|None,  # the model's final answer (None when it gave 
     if _num(p) is not None and _num(g) is not None:
         return AnswerCheck(_num(p) == _num(g), "exact" if _num(p) == _num(g) else "wrong", p)
     hedged = bool(_HEDGE.search(p))
+    negated = _negation_index(p)
     if _num(g) is not None:
         ms = list(_NUMS.finditer(p))
-        live = [m for m in ms if not _negated(p, m.start())]
+        live = [m for m in ms if not negated(m.start())]
         if not ms: return AnswerCheck(False, "empty")
         if not live: return AnswerCheck(False, "negated")
-        tail = re.search(r"(?:=|answer is)\s*(-?\d+(?:\.\d+)?)[^=]*$", p)
-        if tail and not _negated(p, tail.start(1)): ans = tail.group(1)
+        # the number after "=" or "answer is" with no "=" after it: `(?:=|answer is)\s*(number)[^=]*$`, searched from
+        # the last "=" (that pattern re-reads the rest of the text at every earlier "=" and "answer is")
+        tail = _TAIL.search(p, max(p.rfind("="), 0))
+        if tail and not negated(tail.start(1)): ans = tail.group(1)
         elif len({float(m.group()) for m in live}) == 1: ans = live[-1].group()
         elif _JOIN.search(p): return AnswerCheck(False, "multiple")
         else: ans = live[-1].group()
@@ -102,7 +130,7 @@ def check_answer(pred: str|None,  # the model's final answer (None when it gave 
         found = [(c, m) for c in cands for m in re.finditer(rf"\b{re.escape(c)}\b", p)]
         if not found: return AnswerCheck(False, "empty" if g not in ("yes", "no") else "wrong")
         yesno = set(cands) <= {"yes", "no"}
-        live = {c for c, m in found if yesno or not _negated(p, m.start())}
+        live = {c for c, m in found if yesno or not negated(m.start())}
         if yesno:   # the first yes/no word is the answer ("No, X is not ..."); "yes and no" / "yes or no" is two
             if re.search(r"\b(?:yes\W+(?:and|or)\W+no|no\W+(?:and|or)\W+yes)\b", p): return AnswerCheck(False, "multiple")
             live = {min(found, key=lambda cm: cm[1].start())[0]}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json, re
 from functools import lru_cache
 import pandas as pd
-from ..data import data_path
+from ..data import data_path, read_json_file
 
 # %% auto #0
 __all__ = ['PROBLEMS', 'SPLITS', 'GPT3', 'LETTERS', 'DEPTHS', 'load_splits', 'load_problems', 'parse_gpt3_output', 'load_gpt3',
@@ -21,7 +21,7 @@ LETTERS = "ABCDE"
 
 @lru_cache(None)
 def _json(rel:str)->dict:
-    with open(data_path(rel), encoding="utf-8") as f: return json.load(f)
+    return read_json_file(data_path(rel))  # a damaged file raises DataFileDamaged naming it
 
 def load_splits()->dict[str, list[str]]:
     "Split name -> list of problem ids (strings)."

@@ -289,7 +289,7 @@ def error_rates(df:pd.DataFrame,  # one row per chain with columns LD, TS, RR, C
             row.update({e: m, f"{e}_lo": lo, f"{e}_hi": hi})
         rows.append(row)
     cols = ([by] if isinstance(by, str) else list(by or [])) + [*ERRORS, "n"] + [f"{e}_{s}" for e in ERRORS for s in ("lo", "hi")]
-    return pd.DataFrame(rows)[cols]
+    return pd.DataFrame(rows, columns=cols)  # no chains: an empty table with the columns
 
 # %% ../../nbs/40_alignment.ipynb #ed434c51
 def decompose(df:pd.DataFrame,  # one row per chain: alignment_score and the error columns

@@ -97,6 +97,7 @@ def zscore_threshold(scores:Sequence[float],  # one sample's section scores (hig
     "The per-sample threshold μ − kσ (population σ); nan for an empty sample."
     s = np.asarray(scores, float)
     if s.size == 0: return float("nan")
+    if s.min() == s.max(): return float(s[0])  # equal scores: μ is that value (a rounded mean could exceed it)
     return float(s.mean() - k * s.std())
 
 def zscore_predict(scores:Sequence[float],  # one sample's section scores
@@ -136,7 +137,8 @@ def score_all(scorer:Callable,  # callable: sample -> sequence of section scores
     out, errs = [], []
     for i, smp in enumerate(samples):
         try: out.append(np.asarray(scorer(smp), float))
-        except Exception as e:  # a scorer failure is reported, never raised out of a run
+        except Exception as e:  # a scorer failure is reported, never raised out of a run ...
+            if getattr(e, "fatal", False): raise  # ... unless it must stop the run (e.g. a dead endpoint)
             errs.append(f"sample {i}: {type(e).__name__}: {e}")
             out.append(np.full(n_sections(smp) if n_sections else 0, np.nan))
     return out, errs

@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 from typeguard import check_type, TypeCheckError, CollectionCheckStrategy
 
-from ..core import ParseProblem
+from ..core import ParseProblem, MAX_CHARS, cap_text, clean_text
 
 # %% auto #0
-__all__ = ['typing_namespace', 'StepSignature', 'Program', 'read_program', 'ValueReadError', 'repair_strings', 'read_value',
-           'read_args', 'Step', 'ParsedTrace', 'parse_trace', 'check_steps', 'wellformedness', 'extract_ptp_answer',
-           'extract_cot_answer', 'extract_direct_answer', 'normalize_target', 'normalize_answer', 'is_correct',
-           'trace_entropy']
+__all__ = ['MAX_VALUE_CHARS', 'MAX_TRACE_CHARS', 'typing_namespace', 'StepSignature', 'Program', 'read_program', 'ValueReadError',
+           'repair_strings', 'read_value', 'read_args', 'Step', 'ParsedTrace', 'parse_trace', 'check_steps',
+           'wellformedness', 'extract_ptp_answer', 'extract_cot_answer', 'extract_direct_answer', 'normalize_target',
+           'normalize_answer', 'is_correct', 'trace_entropy']
 
 # %% ../../nbs/30_ptp_traces.ipynb #9d3f44d7
 _BUILTIN_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict,
@@ -214,6 +214,10 @@ def read_program(source: str,  # the prompt program's Python text (stubs with `.
 # %% ../../nbs/30_ptp_traces.ipynb #f81ddb59
 _ENUM_RE = re.compile(r"<([A-Za-z_]\w*)\.([A-Za-z_]\w*): (-?\d+)>")
 
+MAX_VALUE_CHARS = 100_000  # an argument or return text longer than this is not read (the paper's 690 traces: at most 2,314)
+# what reading untrusted text with `ast` may raise (UnicodeEncodeError, from a lone surrogate, is a ValueError)
+_PARSE_ERRORS = (SyntaxError, ValueError, TypeError, MemoryError, RecursionError, OverflowError)
+
 class ValueReadError(Exception):
     "A value that could not be read; `.kind` is 'string' or 'syntax'."
     def __init__(self,
@@ -282,7 +286,18 @@ def _classify(text: str, err: Exception) -> str:
     "'string' if the text parses once its string literals are re-quoted (`repair_strings`), else 'syntax'."
     if "'" not in text and '"' not in text: return "syntax"
     try: ast.parse(f"_f({repair_strings(text)})", mode="eval"); return "string"
-    except SyntaxError: return "syntax"
+    except _PARSE_ERRORS: return "syntax"
+
+def _too_long(text: str):
+    if len(text) > MAX_VALUE_CHARS:
+        raise ValueReadError("syntax", f"value of {len(text):,} characters not read (limit {MAX_VALUE_CHARS:,})")
+
+def _parse_call(text: str) -> ast.AST:
+    "The syntax tree of `_f(text)`: a SyntaxError passes (to be classified), any other failure is a `ValueReadError`."
+    try: return ast.parse(f"_f({text})", mode="eval").body
+    except SyntaxError: raise
+    except _PARSE_ERRORS as e:   # deep nesting (RecursionError, MemoryError), a surrogate or a NUL byte (ValueError)
+        raise ValueReadError("syntax", f"{type(e).__name__}: {clean_text(str(e))[:150]}") from None
 
 def _parse_expr(text: str, records: dict) -> ast.AST:
     if records and "<" in text:
@@ -294,33 +309,35 @@ def read_value(text: str,  # argument or return text as printed in the trace
               ) -> Any:
     "Read a printed value safely; raise `ValueReadError` with `.kind` 'string' or 'syntax' when it cannot be read."
     records = records or {}
+    _too_long(text)
     try:
         if not _needs_tree(text, records): return ast.literal_eval(text.strip())
         return _build(_parse_expr(text, records), records)
-    except SyntaxError as e: raise ValueReadError(_classify(text, e), f"{e.msg}") from None
-    except (ValueError, TypeError, MemoryError, RecursionError) as e:
-        raise ValueReadError("syntax", str(e)[:200]) from None
+    except SyntaxError as e: raise ValueReadError(_classify(text, e), clean_text(f"{e.msg}")) from None
+    except _PARSE_ERRORS as e:
+        raise ValueReadError("syntax", f"{type(e).__name__}: {clean_text(str(e))[:150]}") from None
 
 def read_args(text: str,  # the text between the parentheses of `Calling f(...)...`
               records: dict|None=None,  # declared record/enum classes
              ) -> tuple[list, dict]:
     "Read a call's argument text into positional and keyword values (same rules as `read_value`)."
     records = records or {}
-    try: call = ast.parse(f"_f({text})", mode="eval").body
+    _too_long(text)
+    try: call = _parse_call(text)
     except SyntaxError as e:
         src = text if not records else _ENUM_RE.sub(lambda m: f"{m[1]}.{m[2]}" if m[1] in records else m[0], text)
         if src != text:
-            try: call = ast.parse(f"_f({src})", mode="eval").body
-            except SyntaxError as e2: raise ValueReadError(_classify(text, e2), e2.msg) from None
-        else: raise ValueReadError(_classify(text, e), e.msg) from None
+            try: call = _parse_call(src)
+            except SyntaxError as e2: raise ValueReadError(_classify(text, e2), clean_text(e2.msg)) from None
+        else: raise ValueReadError(_classify(text, e), clean_text(e.msg)) from None
     if not isinstance(call, ast.Call): raise ValueReadError("syntax", "not an argument list")
     try:
         args = [_build(a, records) for a in call.args]
         if any(isinstance(a, ast.Starred) for a in call.args): raise ValueError("starred argument")
         kw = {k.arg: _build(k.value, records) for k in call.keywords if k.arg}
         if any(k.arg is None for k in call.keywords): raise ValueError("** argument")
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as e:
-        raise ValueReadError("syntax", str(e)[:200]) from None
+    except _PARSE_ERRORS as e:
+        raise ValueReadError("syntax", f"{type(e).__name__}: {clean_text(str(e))[:150]}") from None
     return args, kw
 
 # %% ../../nbs/30_ptp_traces.ipynb #ea0dbbe7
@@ -367,7 +384,7 @@ _ELL = r"(?:\.\.\.|…)"
 _CALL_START = re.compile(r"^\s*Calling ([A-Za-z_][\w.]*)\((.*)$")
 _CALL_END = re.compile(r"\)" + _ELL + r"\s*$")
 _RET = re.compile(r"^\s*" + _ELL + r"([A-Za-z_][\w.]*) returned(?: (.*))?$")
-_FINAL = re.compile(r"^\s*Final answer:\s*(.*?)\s*$")
+_FINAL = re.compile(r"^\s*Final answer:(.*)$")   # the answer is the rest, stripped (`\s*(.*?)\s*$` is quadratic in spaces)
 _FINAL_OFFICIAL = re.compile(r"Final answer: (.+)")
 
 def _final_answer(line: str, rule: str) -> str|None:
@@ -377,21 +394,25 @@ def _final_answer(line: str, rule: str) -> str|None:
         return m[1] if m else None
     if rule == "last":
         m = _FINAL.match(line)
-        return m[1] if m else None
+        return m[1].strip() if m else None
     raise ValueError(f"answer_rule must be 'official' or 'last', not {rule!r}")
 _MAX_CALL_LINES = 200
+MAX_TRACE_CHARS = 200_000  # a trace is cut here: 15x the paper's longest (12,867 characters), ~0.2 s of `check_steps`
 
 def parse_trace(text: str,  # generated trace (untrusted)
                 program: Program|str|None=None,  # program (or its text) to detect hallucinated steps
                 max_lines: int=1_000_000,  # lines beyond this are ignored and reported
                 answer_rule: str="official",  # 'official' (the first `Final answer: X` line, the paper's harness) or 'last'
+                max_chars: int=MAX_TRACE_CHARS,  # text beyond this is ignored and reported (`too_long`)
                ) -> ParsedTrace:
     "Parse a PTP trace into paired steps and the final answer; problems are recorded, never raised."
     if isinstance(program, str): program = read_program(program)
     known = program.step_names if program is not None else None
     text = text if isinstance(text, str) else str(text)
-    lines = text.split("\n")
     problems, steps, stack, answer, truncated = [], [], [], None, False
+    text = cap_text(text, max_chars, problems, "too_long")   # cut, and lone surrogates replaced
+    lines = text.split("\n")
+    open_at = {}   # step name -> stack positions of its open calls (a return finds its call in O(1))
     if len(lines) > max_lines:
         problems.append(ParseProblem("too_long", f"{len(lines)} lines; parsed the first {max_lines}"))
         lines = lines[:max_lines]
@@ -418,6 +439,7 @@ def parse_trace(text: str,  # generated trace (untrusted)
                     continue
                 argtext = _CALL_END.sub("", "\n".join(buf))
                 st = Step(fn, argtext, None, len(stack), start)
+                open_at.setdefault(fn, []).append(len(stack))
                 steps.append(st); stack.append(st)
                 i = j + 1
                 continue
@@ -425,14 +447,14 @@ def parse_trace(text: str,  # generated trace (untrusted)
             m = _RET.match(ln)
             if m:
                 fn, ret = m[1], (m[2] or "")
-                k = len(stack) - 1
-                while k >= 0 and stack[k].fn != fn: k -= 1
+                k = open_at[fn][-1] if open_at.get(fn) else -1   # the innermost open call of `fn`
                 if k < 0:
                     problems.append(ParseProblem("unpaired_return", f"`{fn} returned` without a call", where=f"line {i}"))
                 else:
                     for s in stack[k + 1:]:
                         problems.append(ParseProblem("unpaired_call", f"`{s.fn}` never returned", where=f"line {s.line}"))
                     stack[k].ret, stack[k].ret_line = ret, i
+                    for s in stack[k:]: open_at[s.fn].pop()
                     del stack[k:]
                 i += 1
                 continue
@@ -533,8 +555,9 @@ def extract_ptp_answer(text: str,  # PTP output
                        rule: str="official",  # 'official': the first `Final answer: X` line; 'last': the last one
                       ) -> str|None:
     "The `Final answer:` text under `rule`, or None."
+    if not isinstance(text, str): return None
     ans = None
-    for line in text.split("\n"):
+    for line in cap_text(text).split("\n"):
         if "Final answer" not in line: continue
         a = _final_answer(line, rule)
         if a is not None:
@@ -546,6 +569,8 @@ def extract_cot_answer(text: str,  # CoT output
                        marker: str="the answer is ",  # BBH's answer marker
                       ) -> str|None:
     "BBH's CoT rule: text after the first `marker`, to the end of its line, minus a trailing '.'; None if absent."
+    if not isinstance(text, str): return None
+    text = cap_text(text)
     if marker not in text: return None
     a = text.split(marker, 1)[1].split("\n", 1)[0].strip()
     return a[:-1] if a.endswith(".") else a
@@ -553,24 +578,36 @@ def extract_cot_answer(text: str,  # CoT output
 def extract_direct_answer(text: str,  # answer-only output
                          ) -> str:
     "BBH's answer-only rule: the first line, stripped, minus a trailing '.'."
-    a = text.strip().split("\n", 1)[0].strip()
+    if not isinstance(text, str): return ""
+    a = cap_text(text).strip().split("\n", 1)[0].strip()
     return a[:-1] if a.endswith(".") else a
 
 def normalize_target(t: str,  # a prediction or a target
                     ) -> str:
     "The harness's normalisation: the letter of the first `(X)` option, a number without trailing `.0`, else `t`."
+    t = cap_text(t if isinstance(t, str) else str(t))
     m = re.search(r"\(([A-Z])\)", t)
     if m: return m[1]
-    m = re.search(r"([0-9]+)\.0+$", t)
-    return m[1] if m else t
+    n = _int_before_zeros(t)
+    return t if n is None else n
+
+def _int_before_zeros(t: str) -> str|None:
+    """What the harness's `re.search(r'([0-9]+)\\.0+$', t)` captures, in one linear pass (the pattern is quadratic in
+    a long run of digits)."""
+    s = t[:-1] if t.endswith("\n") else t   # `$` also matches before a final newline
+    z = s.rstrip("0")
+    if len(z) == len(s) or not z.endswith("."): return None
+    head = z[:-1]
+    k = len(head) - len(head.rstrip("0123456789"))
+    return head[len(head) - k:] if k else None
 
 _OPT = re.compile(r"^\(?([A-Z])\)?(?=$|[\s.,:;)])")
 def normalize_answer(pred: str|None,  # extracted answer
                      target: str,  # gold answer, e.g. '(B)', 'yes', '] }'
                     ) -> str|None:
     "The project's rule: `pred` in `target`'s form: option letters to '(X)'; else strip and drop one trailing '.'."
-    if pred is None: return None
-    p = pred.strip()
+    if not isinstance(pred, str): return None
+    p = cap_text(pred).strip()
     if re.fullmatch(r"\([A-Z]\)", target.strip()):
         m = _OPT.match(p)
         return f"({m[1]})" if m else p

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/21_cache.ipynb #65c4cd8b
 from __future__ import annotations
-import hashlib, json, re, sqlite3, threading, time
+import contextlib, hashlib, json, os, re, sqlite3, threading, time, warnings
 from pathlib import Path
 from typing import Callable, Hashable, Iterator, Sequence
 
@@ -14,16 +14,25 @@ import pandas as pd
 from ..data import cache_dir
 
 # %% auto #0
-__all__ = ['canonical_json', 'cache_key', 'wal_connect', 'select_in', 'default_cache_path', 'Cache', 'cache_info', 'cache_clear',
-           'ArrayStore', 'cached_arrays']
+__all__ = ['canonical_json', 'cache_key', 'wal_connect', 'select_in', 'default_cache_path', 'CacheError', 'CacheCorrupt',
+           'check_sqlite_file', 'Cache', 'cache_info', 'cache_clear', 'ArrayStore', 'cached_arrays']
 
 # %% ../../nbs/21_cache.ipynb #e92b0391
 _SECRET = re.compile(r"(api[_-]?key|token|secret|password|authorization)", re.I)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+def _clean_text(s:str, # any text: a model's answer, a line of a file, a JSON document
+               )->str:
+    "`s` with lone UTF-16 surrogates replaced by U+FFFD (a split pair joined); `s` itself when it has none."
+    # A JSON escape such as "\ud83d" (half an emoji) decodes to a lone surrogate: a `str` that cannot be encoded as
+    # UTF-8, so hashing, SQLite or writing a file raises UnicodeEncodeError far from where the text came in.
+    if s.isascii() or _SURROGATE.search(s) is None: return s
+    return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 def canonical_json(obj:object, # any JSON-serialisable value (dicts, lists, str, numbers, None)
                   )->str:
-    "JSON with sorted keys and no whitespace: the same value always gives the same string."
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    "JSON with sorted keys and no whitespace: the same value always gives the same string (always valid UTF-8)."
+    return _clean_text(json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 def cache_key(identity:dict, # backend identity: kind, model, base URL, model-file sha256; never a secret
               request:dict,  # the request as a dict: messages/prompt, every generation parameter, sample_index
@@ -57,12 +66,73 @@ def select_in(db:sqlite3.Connection, # an open connection
 
 # %% ../../nbs/21_cache.ipynb #8f4f21af
 _SCHEMA = """CREATE TABLE IF NOT EXISTS responses (
-  key TEXT PRIMARY KEY, backend TEXT NOT NULL, created REAL NOT NULL, request TEXT NOT NULL, result TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS responses_backend ON responses(backend);"""
+  key TEXT PRIMARY KEY, backend TEXT NOT NULL, created REAL NOT NULL, request TEXT NOT NULL, result TEXT NOT NULL)"""
+_INDEX = "CREATE INDEX IF NOT EXISTS responses_backend ON responses(backend)"
+
+_COLUMNS = ["key", "backend", "created", "request", "result"]
+_MAGIC = b"SQLite format 3\x00"   # the first 16 bytes of every SQLite database file
 
 def default_cache_path()->Path:
     "The cache file under the user cache dir: `cache_dir('llm')/responses.sqlite`."
     return Path(cache_dir("llm"))/"responses.sqlite"
+
+class CacheError(RuntimeError):
+    "A cache file that cannot be used: the message names the file, what is wrong and the fix."
+    def __init__(self, path:str|Path, # the file
+                 problem:str,         # what is wrong with it
+                 fix:str|None=None,   # what to do about it
+                ):
+        self.path, self.problem, self.fix = str(path), problem, fix
+        super().__init__(f"cache file {path} {problem}" + (f"; fix: {fix}" if fix else ""))
+
+class CacheCorrupt(CacheError):
+    "A cache file that is not a usable cache (damaged, not SQLite, another schema): deleting it is the fix."
+
+def _fix(path, what="response cache")->str:
+    if what == "response cache": return f"`ri cache clear --path {path}` (deletes it and starts an empty cache) or delete {path}"
+    return f"delete {path} (a {what}: it is rebuilt as needed)"
+
+def check_sqlite_file(path:str|Path, # a file that should be an SQLite database (or not exist yet)
+                      what:str="response cache", # what the file is, for the fix in the message
+                     ):
+    "Raise `CacheCorrupt` naming `path` when it exists but is not an SQLite database; an absent or empty file passes."
+    path = Path(path)
+    try:
+        with open(path, "rb") as f: head = f.read(len(_MAGIC))
+    except FileNotFoundError: return
+    except IsADirectoryError: raise CacheError(path, "is a directory", "give the path of a file") from None
+    except OSError as e: raise CacheError(path, f"cannot be read ({e.strerror})", "check its permissions") from None
+    if head and head != _MAGIC:
+        raise CacheCorrupt(path, "is not an SQLite database" + (" (all zero bytes)" if not head.strip(b"\0") else ""),
+                           _fix(path, what))
+
+def _sqlite_error(path:Path, e:sqlite3.Error, timeout:float, what:str="response cache")->CacheError:
+    "The `CacheError` an SQLite error on `path` means."
+    msg = str(e)
+    if "locked" in msg or "busy" in msg:
+        return CacheError(path, f"is locked by another process for more than {timeout:g} s ({msg})",
+                          "wait for that process, or use another cache file")
+    if "readonly" in msg or "read-only" in msg:
+        return CacheError(path, f"is read-only ({msg})", f"make it writable (chmod u+w {path}) or use another cache file")
+    if "unable to open" in msg: return CacheError(path, f"cannot be opened ({msg})", "check the folder and its permissions")
+    if isinstance(e, sqlite3.OperationalError) and not any(w in msg for w in ("no such", "malformed", "not a database", "column")):
+        return CacheError(path, f"failed: {msg}")
+    return CacheCorrupt(path, f"is damaged or not a {what} ({msg})", _fix(path, what))
+
+def _file_id(path:Path)->tuple|None:
+    "(device, inode) of the file, None when it does not exist: what tells that a file was deleted or replaced."
+    try: st = os.stat(path)
+    except OSError: return None
+    return st.st_dev, st.st_ino
+
+def _text(b:bytes)->str|bytes:
+    "SQLite TEXT as `str`; text that is not UTF-8 stays `bytes` (an unreadable row) rather than failing the whole query."
+    try: return b.decode("utf-8")
+    except UnicodeDecodeError: return b
+
+def _file_bytes(path:Path)->int:
+    "Bytes on disk of an SQLite file with its -wal and -shm files."
+    return sum(p.stat().st_size for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")) if p.is_file())
 
 class Cache:
     "SQLite (WAL) store of model responses, keyed by `cache_key`; every `put` is committed before it returns."
@@ -71,21 +141,80 @@ class Cache:
                  timeout:float=60.0,      # seconds to wait for another process's write lock
                 ):
         self.path = Path(path) if path is not None else default_cache_path()
+        self.timeout = timeout
         self._lock = threading.Lock()
-        # WAL: readers never block the writer; a process killed mid-write loses at most the unfinished response.
-        self._db = wal_connect(self.path, timeout, isolation_level=None)
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self.bad_rows = 0                 # rows found unreadable (not JSON, not an object, rejected): served as misses
+        self.unsaved = 0                  # responses not stored because the file could not be written
+        self.problems: list[str] = []     # what happened to the file during the run (deleted, read-only), in words
+        self._readonly, self._db = False, None
+        self._open()
+
+    def _open(self):
+        "Connect, create the table, check its columns (`CacheError`/`CacheCorrupt` naming the file otherwise)."
+        check_sqlite_file(self.path)
+        try:
+            # WAL: readers never block the writer; a process killed mid-write loses at most the unfinished response.
+            self._db = wal_connect(self.path, self.timeout, isolation_level=None)
+            self._db.text_factory = _text
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_SCHEMA)
+            cols = [r[1] for r in self._db.execute("PRAGMA table_info(responses)")]
+            if cols == _COLUMNS: self._db.execute(_INDEX)
+        except sqlite3.Error as e:
+            self._close_quietly()
+            raise _sqlite_error(self.path, e, self.timeout) from None
+        if cols != _COLUMNS:
+            self._close_quietly()
+            raise CacheCorrupt(self.path, f"its table `responses` has the columns {cols}, not those of a response cache "
+                               f"{_COLUMNS}", _fix(self.path))
+        self._id = _file_id(self.path)
+
+    def _close_quietly(self):
+        if self._db is None: return
+        with contextlib.suppress(sqlite3.Error): self._db.close()
+        self._db = None
+
+    def _problem(self, msg:str):
+        self.problems.append(msg)
+        warnings.warn(msg, stacklevel=4)
+
+    def _check_file(self):
+        "Under the lock: a file deleted or replaced since it was opened is reported and opened afresh."
+        now = _file_id(self.path)
+        if now == self._id: return
+        self._problem(f"cache file {self.path} " + ("disappeared (deleted)" if now is None else "was replaced") +
+                      " during the run: starting a new one there; responses cached before are generated again")
+        self._close_quietly()
+        self._readonly = False
+        self._open()
+
+    @contextlib.contextmanager
+    def _sql(self):
+        "SQLite errors as one `CacheError` naming the file."
+        try: yield
+        except sqlite3.Error as e: raise _sqlite_error(self.path, e, self.timeout) from None
 
     def __repr__(self): return f"Cache({str(self.path)!r})"
 
     def get_many(self,
                  keys:list[str], # cache keys to look up
+                 parse:Callable[[dict], object]|None=None, # turns a stored dict into the value returned; raises if unusable
                 )->dict[str, dict]:
-        "The stored results (as dicts) of the keys that are present."
+        "The stored results (as dicts, or what `parse` makes of them) of the keys that are present and readable."
         with self._lock:
-            return {k: json.loads(r) for k, r in
-                    select_in(self._db, "SELECT key, result FROM responses WHERE key IN ({})", dict.fromkeys(keys))}
+            self._check_file()
+            with self._sql():
+                rows = list(select_in(self._db, "SELECT key, result FROM responses WHERE key IN ({})", dict.fromkeys(keys)))
+        out, bad = {}, 0
+        for k, v in rows:
+            try:
+                d = json.loads(v)
+                if not isinstance(d, dict): raise TypeError(f"a JSON {type(d).__name__}, not an object")
+                out[k] = d if parse is None else parse(d)
+            except (ValueError, TypeError, KeyError, AttributeError, RecursionError): bad += 1
+        if bad:
+            with self._lock: self.bad_rows += bad
+        return out
 
     def get(self, key:str, # a cache key
            )->dict|None:
@@ -98,28 +227,38 @@ class Cache:
             request:dict, # the request (stored for inspection; not used for look-ups)
             result:dict,  # the result to return on a hit
            ):
-        "Store one response and commit it before returning."
+        "Store one response and commit it before returning (a read-only file: not stored, reported once)."
+        row = (key, backend, time.time(), canonical_json(request), canonical_json(result))
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?)",
-                             (key, backend, time.time(), canonical_json(request), canonical_json(result)))
+            if not self._readonly: self._check_file()
+            if self._readonly: self.unsaved += 1; return
+            try: self._db.execute("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?)", row)
+            except sqlite3.OperationalError as e:
+                if "readonly" not in str(e): raise _sqlite_error(self.path, e, self.timeout) from None
+                self._readonly, self.unsaved = True, self.unsaved + 1
+                self._problem(f"cache file {self.path} is read-only ({e}): the responses of this run are not cached; "
+                              f"fix: make it writable (chmod u+w {self.path}) or use another cache file")
+            except sqlite3.Error as e: raise _sqlite_error(self.path, e, self.timeout) from None
 
     def __len__(self):
-        with self._lock: return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        with self._lock, self._sql(): return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
 
     def info(self)->pd.DataFrame:
-        "Entries and stored bytes per backend (`.attrs` holds the path and the file size on disk)."
-        with self._lock:
+        "Entries, stored bytes and unreadable rows per backend (`.attrs` holds the path and the file size on disk)."
+        bad = ("SUM(CASE WHEN json_valid(result) THEN json_type(result) != 'object' ELSE 1 END)" if _has_json(self._db)
+               else "NULL")
+        with self._lock, self._sql():
             df = pd.read_sql_query("SELECT backend, COUNT(*) AS entries, "
-                                   "SUM(length(key)+length(request)+length(result)) AS bytes "
-                                   "FROM responses GROUP BY backend ORDER BY backend", self._db)
-        df.attrs.update(path=str(self.path), file_bytes=sum(p.stat().st_size for p in self.path.parent.glob(self.path.name+"*")))
+                                   "SUM(length(key)+length(request)+length(result)) AS bytes, "
+                                   f"{bad} AS unreadable FROM responses GROUP BY backend ORDER BY backend", self._db)
+        df.attrs.update(path=str(self.path), file_bytes=_file_bytes(self.path))
         return df
 
     def clear(self,
               backend:str|None=None, # a backend label ('openai:gpt-4o-mini') or kind ('llamacpp'); None: all
              )->int:
         "Delete the entries of one backend (or all of them); returns how many were deleted."
-        with self._lock:
+        with self._lock, self._sql():
             if backend is None: cur = self._db.execute("DELETE FROM responses")
             else: cur = self._db.execute("DELETE FROM responses WHERE backend = ? OR backend LIKE ? ESCAPE '\\'",
                                          (backend, backend.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")+":%"))
@@ -127,19 +266,44 @@ class Cache:
 
     def close(self):
         "Close the connection."
-        with self._lock: self._db.close()
+        with self._lock: self._close_quietly()
+
+def _has_json(db:sqlite3.Connection)->bool:
+    "Whether this SQLite has the JSON functions (built in since 3.38)."
+    try: db.execute("SELECT json_valid('1')"); return True
+    except sqlite3.Error: return False
 
 # %% ../../nbs/21_cache.ipynb #afd9909e
 def cache_info(path:str|Path|None=None, # the SQLite file; None: the default user cache
               )->pd.DataFrame:
-    "Entries and bytes per backend in the cache (`ri cache info`)."
-    return Cache(path).info()
+    "Entries, bytes and unreadable rows per backend (`ri cache info`); a file that cannot be used: no rows, the error in `.attrs['error']`."
+    path = Path(path) if path is not None else default_cache_path()
+    try:
+        c = Cache(path)
+        try: return c.info()
+        finally: c.close()
+    except CacheError as e:
+        df = pd.DataFrame({"backend": [], "entries": [], "bytes": [], "unreadable": []})
+        df.attrs.update(path=str(path), file_bytes=_file_bytes(path), error=str(e))
+        return df
 
 def cache_clear(backend:str|None=None,       # a backend label or kind; None: every entry
                 path:str|Path|None=None,     # the SQLite file; None: the default user cache
                )->int:
-    "Delete cached responses (`ri cache clear [--backend ...]`); returns the number deleted."
-    return Cache(path).clear(backend)
+    "Delete cached responses (`ri cache clear [--backend ...] [--path ...]`); returns the number deleted. A damaged file is deleted and started afresh (a warning says so)."
+    path = Path(path) if path is not None else default_cache_path()
+    try:
+        c = Cache(path)
+        try: return c.clear(backend)
+        finally: c.close()
+    except CacheCorrupt as e:
+        if backend is not None:
+            raise CacheCorrupt(path, f"{e.problem}; nothing deleted: the entries of {backend!r} cannot be picked out of it",
+                               f"`ri cache clear --path {path}` (all of it) or delete {path}") from None
+        for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")): p.unlink(missing_ok=True)
+        warnings.warn(f"cache file {path} {e.problem}: deleted it and started an empty cache there", stacklevel=2)
+        Cache(path).close()
+        return 0
 
 # %% ../../nbs/21_cache.ipynb #4a16d9d1
 class ArrayStore:
@@ -154,11 +318,14 @@ class ArrayStore:
             if not name.isidentifier(): raise ValueError(f"not an SQL identifier: {name!r}")
         self.path, self.table, self.columns = Path(path), table, tuple(columns) if columns else None
         self._lock = threading.Lock()
-        self._db = wal_connect(self.path, timeout)
+        check_sqlite_file(self.path, f"{table} cache")
         cols = "dim INTEGER, vec BLOB" if self.columns is None else ", ".join(f"{c} REAL" for c in self.columns)
         self._width = 1 + (2 if self.columns is None else len(self.columns))  # values per row, key included
-        self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, {cols})")
-        self._db.commit()
+        try:
+            self._db = wal_connect(self.path, timeout)
+            self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, {cols})")
+            self._db.commit()
+        except sqlite3.Error as e: raise _sqlite_error(self.path, e, timeout, f"{table} cache") from None
 
     def __repr__(self): return f"ArrayStore({str(self.path)!r}, {self.table!r})"
 

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/20_llm.ipynb #9eaaad06
 from __future__ import annotations
-import asyncio, contextlib, dataclasses, email.utils, functools, hashlib, importlib, json, random, threading, time, warnings
+import asyncio, contextlib, dataclasses, email.utils, functools, hashlib, importlib, json, os, random, re, threading, time, warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,12 +13,13 @@ from typing import Any, Awaitable, Callable
 import pandas as pd
 from tqdm import tqdm
 
-from .cache import Cache, cache_key, canonical_json
+from .cache import Cache, cache_key, canonical_json, _clean_text
 
 # %% auto #0
-__all__ = ['BACKENDS', 'Request', 'Result', 'TransientError', 'parse_retry_after', 'RetryPolicy', 'Backend', 'LocalBackend',
-           'register_backend', 'make_backend', 'BatchSummary', 'summarize', 'LLM', 'get_llm', 'replay_key',
-           'record_replay', 'ReplayBackend', 'replay_backend']
+__all__ = ['BACKENDS', 'FAIL_FAST_ENV', 'Request', 'Result', 'EndpointError', 'TransientError', 'parse_retry_after',
+           'RetryPolicy', 'Backend', 'LocalBackend', 'register_backend', 'make_backend', 'BatchSummary', 'summarize',
+           'redact_credentials', 'fail_fast_default', 'LLM', 'get_llm', 'replay_key', 'record_replay',
+           'ReplayFileError', 'ReplayBackend', 'replay_backend']
 
 # %% ../../nbs/20_llm.ipynb #39c4e812
 class _JSONRecord:
@@ -93,6 +94,10 @@ class Result(_JSONRecord):
         return self.error is None
 
 # %% ../../nbs/20_llm.ipynb #4f588046
+class EndpointError(RuntimeError):
+    "An endpoint that does not work: nothing answers at the pre-flight check, or too many calls of a first batch failed."
+    fatal = True  # per-item catch-alls (scorers, critics) re-raise it: the run stops instead of scoring nothing
+
 class TransientError(Exception):
     "A failure worth retrying (rate limit, server error, lost connection), with the server's `Retry-After`."
     def __init__(self, message:str, # what happened
@@ -165,6 +170,16 @@ class Backend:
         "Context of one batch; yields the coroutine function that serves one request."
         yield self.acomplete
 
+    async def preflight(self, timeout:float=5.0, # seconds the check may take
+                       ):
+        "Before the first batch: raise `EndpointError` naming the endpoint when it cannot be reached (default: no check)."
+        return None
+
+    @property
+    def endpoint(self)->str:
+        "Where requests go, without secrets (a URL, a file, a model): what error messages name."
+        return self.label
+
     def __repr__(self): return f"{type(self).__name__}({canonical_json(self.identity)})"
 
 class LocalBackend(Backend):
@@ -225,6 +240,7 @@ class BatchSummary:
     retries: int = 0    # attempts beyond the first, summed over requests
     wall_s: float = 0.0 # wall time of the batch (seconds)
     errors: dict = field(default_factory=dict)   # error type -> count
+    cache_bad: int = 0  # cache rows that could not be read: treated as misses (generated again)
     def to_frame(self)->pd.DataFrame:
         "One-row DataFrame (error counts as `error:<type>` columns)."
         d = {k: v for k, v in dataclasses.asdict(self).items() if k != "errors"}
@@ -253,7 +269,49 @@ _timeout = getattr(asyncio, "timeout", None)
 
 def _err(e:BaseException)->str:
     msg = str(e).strip().splitlines()[0][:300] if str(e).strip() else ""
-    return f"{type(e).__name__}: {msg}"
+    return _clean_text(f"{type(e).__name__}: {msg}")
+
+def _clean_result(r:Result)->Result:
+    "`r` with lone surrogates replaced in its text and its top-logprob tokens (where a model's text enters)."
+    text = _clean_text(r.text) if isinstance(r.text, str) else r.text
+    lps = r.top_logprobs
+    if lps and not all(isinstance(t, str) and t.isascii() for d in lps if isinstance(d, dict) for t in d):
+        lps = [{_clean_text(t) if isinstance(t, str) else t: v for t, v in d.items()} if isinstance(d, dict) else d
+               for d in lps]
+    return r if text is r.text and lps is r.top_logprobs else dataclasses.replace(r, text=text, top_logprobs=lps)
+
+def _cached_result(d:dict, # a stored result, as `Cache.get_many` decoded it
+                  )->Result:
+    "A cache row as a `Result`; TypeError when its fields do not have a result's types (the row is then a miss)."
+    r = Result.from_dict(d)
+    lps = r.top_logprobs
+    if not (isinstance(r.text, str) and isinstance(r.usage, dict) and r.error is None
+            and (r.finish_reason is None or isinstance(r.finish_reason, str))
+            and isinstance(r.latency_s, (int, float)) and isinstance(r.backend, str) and isinstance(r.cache_key, str)
+            and (lps is None or isinstance(lps, list) and all(isinstance(x, dict) for x in lps))):
+        raise TypeError("not a stored result")
+    return dataclasses.replace(_clean_result(r), cached=True, attempts=0)
+
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/\s?#]*@")
+_QUERY_SECRET = re.compile(r"(?P<name>[?&][^=&#\s]*(?:key|token|secret|passw|auth|signature|sig|credential)[^=&#\s]*=)"
+                           r"[^&#\s]*", re.I)
+
+def redact_credentials(text:str, # a spec, a URL, or a message that may hold one
+                      )->str:
+    "`text` with credentials in URLs masked: `http://user:key@host` -> `http://***@host`, `?api_key=K` -> `?api_key=***`."
+    return _QUERY_SECRET.sub(r"\g<name>***", _USERINFO.sub(r"\g<scheme>***@", text))
+
+FAIL_FAST_ENV = "RI_FAIL_FAST"
+
+def fail_fast_default()->float:
+    "The `fail_fast` of an `LLM` that sets none: `$RI_FAIL_FAST` (`0`/`off`: never stop; a share in (0, 1]), else 1.0."
+    v = os.environ.get(FAIL_FAST_ENV, "").strip().lower()
+    if v == "": return 1.0
+    if v in ("0", "off", "false", "no"): return 0.0
+    try: x = float(v)
+    except ValueError: x = -1.0
+    if not 0 <= x <= 1: raise ValueError(f"${FAIL_FAST_ENV}={v!r}: expected 0 (off) or a share of failed calls in (0, 1]")
+    return x
 
 class LLM:
     "A backend with a cache, a concurrency bound, a per-request timeout and a retry policy."
@@ -263,14 +321,20 @@ class LLM:
                  concurrency:int|None=None,  # requests in flight at most (None: the backend's default)
                  timeout:float|None=-1,      # per-request seconds (None: none; -1: the backend's default)
                  retry:RetryPolicy|None=None, # retry policy (None: `RetryPolicy()`)
-                 spec:str="",                # the spec string it was made from (for display)
+                 spec:str="",                # the spec string it was made from (for display; credentials masked)
+                 fail_fast:float|None=None,  # raise when this share of the first batch's calls failed (0: never; None: $RI_FAIL_FAST, else 1.0)
+                 preflight:float|None=5.0,   # seconds for the backend's reachability check before the first batch (None: no check)
                 ):
-        self.backend, self.spec = backend, spec or backend.label
+        self.backend, self.spec = backend, redact_credentials(spec or backend.label)
         self.cache = cache if backend.cacheable else None
         self.concurrency = concurrency or backend.default_concurrency
         self.timeout = backend.default_timeout if timeout == -1 else timeout
         self.retry = retry or RetryPolicy()
+        self.fail_fast = fail_fast_default() if fail_fast is None else float(fail_fast)
+        if not 0 <= self.fail_fast <= 1: raise ValueError(f"fail_fast={fail_fast!r}: expected 0 (off) or a share in (0, 1]")
+        self.preflight = preflight
         self.last_summary: BatchSummary|None = None
+        self._preflight_done, self._first_batch_done = False, False
 
     @property
     def identity(self)->dict:
@@ -280,6 +344,12 @@ class LLM:
     def __repr__(self):
         return (f"LLM({self.spec!r}, concurrency={self.concurrency}, timeout={self.timeout}, "
                 f"cache={str(self.cache.path) if self.cache is not None else None!r})")
+
+    def describe(self)->dict:
+        "What a report may record about this LLM: spec (credentials masked), label, identity and settings; no secrets."
+        return {"spec": self.spec, "label": self.backend.label, "identity": self.identity, "concurrency": self.concurrency,
+                "timeout": self.timeout, "cache": str(self.cache.path) if self.cache is not None else None,
+                "fail_fast": self.fail_fast}
 
     def key(self, req:Request, # a request
            )->str:
@@ -304,7 +374,7 @@ class LLM:
                                       latency_s=time.perf_counter() - t0)
                     await asyncio.sleep(self.retry.delay(attempt, getattr(e, "retry_after", None)))
                     continue
-                res = dataclasses.replace(res, latency_s=time.perf_counter() - t0, backend=self.backend.label,
+                res = dataclasses.replace(_clean_result(res), latency_s=time.perf_counter() - t0, backend=self.backend.label,
                                           cache_key=key, attempts=attempt + 1, cached=False)
                 if res.ok and self.cache is not None:
                     self.cache.put(key, self.backend.label, rd, _shallow(res))
@@ -314,15 +384,17 @@ class LLM:
                         requests:list[Request], # the batch
                         progress:bool=True,     # show a tqdm bar
                        )->list[Result]:
-        "Run a batch; results in request order; failures come back as `Result.error`, never raised."
+        "Run a batch; results in request order; failures come back as `Result.error` (`EndpointError`: see `fail_fast`)."
         t0 = time.perf_counter()
         requests, ident = list(requests), self.identity
         dicts = [_shallow(r) for r in requests]
         keys = [cache_key(ident, d) for d in dicts]
-        hits = self.cache.get_many(keys) if self.cache is not None else {}
-        out: dict[str, Result] = {k: dataclasses.replace(Result.from_dict(v), cached=True, attempts=0)
-                                  for k, v in hits.items()}
+        bad0 = self.cache.bad_rows if self.cache is not None else 0
+        out: dict[str, Result] = self.cache.get_many(keys, parse=_cached_result) if self.cache is not None else {}
         todo = {k: (r, d) for k, r, d in zip(keys, requests, dicts) if k not in out}   # identical requests run once
+        if todo and self.preflight is not None and not self._preflight_done:
+            await self.backend.preflight(self.preflight)
+            self._preflight_done = True
         bar = tqdm(total=len(requests), initial=len(requests) - sum(k in todo for k in keys),
                    disable=not progress, desc=self.backend.label, leave=False)
         if todo:
@@ -336,11 +408,28 @@ class LLM:
         bar.close()
         results = [out[k] for k in keys]
         self.last_summary = s = summarize(results, time.perf_counter() - t0)
+        if self.cache is not None and (bad := self.cache.bad_rows - bad0):
+            s.cache_bad = bad
+            warnings.warn(f"{bad} cached response(s) in {self.cache.path} could not be read: treated as misses and "
+                          "generated again", stacklevel=2)
         if s.failed:
             first = next(r.error for r in results if r.error)
             warnings.warn(f"{s.failed} of {s.n} requests failed on {self.backend.label} {s.errors}; first: {first}",
                           stacklevel=2)
+        if todo and not self._first_batch_done: self._check_first_batch([out[k] for k in todo])
         return results
+
+    def _check_first_batch(self, called:list[Result]):
+        "Raise `EndpointError` when at least `fail_fast` of the first batch's calls failed; else never check again."
+        failed = [r for r in called if not r.ok]
+        if self.fail_fast and failed and len(failed) >= self.fail_fast * len(called):
+            errs = dict(Counter(r.error.split(":", 1)[0] for r in failed))
+            ep = self.backend.endpoint
+            where = self.backend.label + ("" if ep in self.backend.label else f" ({ep})")
+            raise EndpointError(f"{len(failed)} of the {len(called)} calls of the first batch failed on {where} {errs}; "
+                                f"first: {failed[0].error}. Stopping rather than going on with failed calls; "
+                                f"set {FAIL_FAST_ENV}=0 (or LLM(fail_fast=0)) to go on regardless")
+        self._first_batch_done = True
 
     def generate(self,
                  requests:list[Request], # the batch
@@ -370,13 +459,16 @@ def get_llm(spec:str="llamacpp:gemma3-270m",  # backend spec: '<kind>:<model or 
             concurrency:int|None=None,           # requests in flight (None: the backend's default)
             timeout:float|None=-1,               # per-request seconds (None: none; -1: the backend's default)
             retry:RetryPolicy|None=None,         # retry policy (None: defaults)
+            fail_fast:float|None=None,           # share of failed calls in the first batch that stops the run (0: never; None: $RI_FAIL_FAST, else 1.0)
+            preflight:float|None=5.0,            # seconds for the reachability check before the first batch (None: none)
             **params,                            # backend parameters (model options, base_url, api_key, ...)
            )->LLM:
     "An `LLM` for a spec string, e.g. `get_llm('openai-compatible:http://127.0.0.1:8080/v1#gemma')`."
     backend = make_backend(spec, **params)
     c = (Cache() if cache is True else None if cache is False or cache is None
          else cache if isinstance(cache, Cache) else Cache(cache))
-    return LLM(backend, c, concurrency=concurrency, timeout=timeout, retry=retry, spec=spec)
+    return LLM(backend, c, concurrency=concurrency, timeout=timeout, retry=retry, spec=spec, fail_fast=fail_fast,
+               preflight=preflight)
 
 # %% ../../nbs/20_llm.ipynb #49c81b8a
 def replay_key(req:Request, # a request
@@ -395,10 +487,26 @@ def record_replay(path:str|Path,          # JSONL file to write
     with open(path, "a" if append else "w", encoding="utf-8") as f:
         for q, r in zip(requests, results, strict=True):
             if not r.ok: continue
-            f.write(json.dumps({"key": replay_key(q), "request": q.to_dict(), "text": r.text, "finish_reason": r.finish_reason,
-                                "usage": r.usage, "top_logprobs": r.top_logprobs, "source": r.backend}, ensure_ascii=False) + "\n")
+            f.write(_clean_text(json.dumps({"key": replay_key(q), "request": q.to_dict(), "text": r.text,
+                                            "finish_reason": r.finish_reason, "usage": r.usage, "top_logprobs": r.top_logprobs,
+                                            "source": r.backend}, ensure_ascii=False)) + "\n")
             n += 1
     return n
+
+class ReplayFileError(OSError):
+    "A replay file that cannot be read at all (missing, a directory, no permission); the message names it."
+
+def _replay_record(d:dict)->dict:
+    "The fields of one replay line that a `Result` takes, checked (TypeError) and with lone surrogates replaced."
+    text, fr, usage, lps = d.get("text"), d.get("finish_reason"), d.get("usage") or {}, d.get("top_logprobs")
+    if not isinstance(text, str): raise TypeError("no 'text' string")
+    if fr is not None and not isinstance(fr, str): raise TypeError("'finish_reason' is not a string")
+    if not isinstance(usage, dict): raise TypeError("'usage' is not an object")
+    if lps is not None and not (isinstance(lps, list) and all(
+            isinstance(x, dict) and all(isinstance(v, (int, float)) for v in x.values()) for x in lps)):
+        raise TypeError("'top_logprobs' is not a list of {token: logprob}")
+    r = _clean_result(Result(text=text, finish_reason=fr, usage=usage, top_logprobs=lps))
+    return {"text": r.text, "finish_reason": fr, "usage": usage, "top_logprobs": r.top_logprobs}
 
 class ReplayBackend(Backend):
     "Serves recorded outputs from a JSONL file (see `record_replay`)."
@@ -406,21 +514,36 @@ class ReplayBackend(Backend):
     def __init__(self, path:str|Path, # the JSONL recording
                 ):
         self.path = Path(path).expanduser()
-        raw = self.path.read_bytes()
-        self.sha256, self.records, self.problems = hashlib.sha256(raw).hexdigest(), {}, []
-        for i, line in enumerate(raw.decode("utf-8").splitlines(), 1):
-            if not line.strip(): continue
-            try:
-                d = json.loads(line)
-                key = d.get("key") or replay_key(Request.from_dict(d["request"]))
-                if not isinstance(d.get("text"), str): raise ValueError("no 'text' string")
-                if key in self.records: self.problems.append((i, "duplicate request: the later line wins"))
-                self.records[key] = d
-            except (ValueError, KeyError, TypeError, AttributeError) as e:
-                self.problems.append((i, f"{type(e).__name__}: {e}"))
+        h, self.records, self.problems = hashlib.sha256(), {}, []
+        try:
+            with open(self.path, "rb") as f:
+                for i, raw in enumerate(f, 1):
+                    h.update(raw)
+                    self._read_line(i, raw)
+        except OSError as e:
+            raise ReplayFileError(f"cannot read the replay file {self.path}: {e.strerror or e}") from None
+        self.sha256 = h.hexdigest()
         if self.problems:
             warnings.warn(f"{self.path}: {len(self.problems)} problem(s) in the recording; first: line {self.problems[0]}",
                           stacklevel=2)
+
+    def _read_line(self, i:int, raw:bytes):
+        "Add line `i` to `records`, or its problem to `problems`."
+        if not raw.strip(): return
+        try: line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            self.problems.append((i, f"invalid UTF-8 at byte {e.start}")); return
+        try:
+            d = json.loads(line)
+            if not isinstance(d, dict): raise TypeError(f"a JSON {type(d).__name__}, not an object")
+            key = d.get("key") or replay_key(Request.from_dict(d["request"]))
+            if not isinstance(key, str): raise TypeError("'key' is not a string")
+            rec = _replay_record(d)
+        except RecursionError: self.problems.append((i, "nested too deeply")); return
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            self.problems.append((i, _clean_text(f"{type(e).__name__}: {str(e)[:200]}"))); return
+        if key in self.records: self.problems.append((i, "duplicate request: the later line wins"))
+        self.records[key] = rec
 
     @property
     def identity(self)->dict:
@@ -432,8 +555,7 @@ class ReplayBackend(Backend):
         "The recorded output for `req`; KeyError (a failed result) when the recording has none."
         d = self.records.get(replay_key(req))
         if d is None: raise KeyError(f"no recorded output for this request (replay key {replay_key(req)[:12]})")
-        return Result(text=d["text"], finish_reason=d.get("finish_reason"), usage=d.get("usage") or {},
-                      top_logprobs=d.get("top_logprobs"))
+        return Result(**d)
 
 @register_backend("replay")
 def replay_backend(rest:str, # path of the JSONL recording

@@ -4,16 +4,18 @@
 
 # %% ../../nbs/23_openai.ipynb #f12590d0
 from __future__ import annotations
-import contextlib, functools, importlib.util, os
+import contextlib, errno, functools, importlib.util, os, re, socket, ssl, urllib.parse, warnings
 from pathlib import Path
 
 from pydantic import SecretStr
 
-from .llm import Backend, Request, Result, TransientError, parse_retry_after
+from .cache import _clean_text
+from .llm import (Backend, EndpointError, Request, Result, TransientError, parse_retry_after,
+                                            redact_credentials)
 
 # %% auto #0
-__all__ = ['StubApp', 'free_port', 'wait_http', 'stub_server', 'stub_stats', 'serve_stub', 'OpenAIBackend', 'openai_backend',
-           'openai_compatible_backend']
+__all__ = ['StubApp', 'free_port', 'wait_http', 'stub_server', 'stub_stats', 'serve_stub', 'split_base_url', 'OpenAIBackend',
+           'openai_backend', 'openai_compatible_backend']
 
 # %% ../../nbs/23_openai.ipynb #6a2dcfd4
 import asyncio, hashlib, json, random, socket, subprocess, sys, tempfile, time, urllib.request
@@ -29,9 +31,14 @@ class StubApp:
                  slow_s:float=5.0,    # how slow a slow answer is (seconds)
                  retry_after:float=0.05, # the `Retry-After` sent with a 429 (seconds)
                  seed:int=0,          # seed of the fault draws
+                 ptrunc:float=0.0,    # rate of 200 responses whose JSON body is cut in half
+                 pempty:float=0.0,    # rate of 200 responses with an empty `choices` list
+                 psurrogate:float=0.0, # rate of answers ending in a lone surrogate (the JSON escape of half an emoji)
                 ):
         self.latency, self.p429, self.p500, self.pslow, self.slow_s, self.retry_after = latency, p429, p500, pslow, slow_s, retry_after
-        self.rng, self.stats = random.Random(seed), {"requests": 0, "ok": 0, "429": 0, "500": 0, "slow": 0}
+        self.ptrunc, self.pempty, self.psurrogate = ptrunc, pempty, psurrogate
+        self.rng = random.Random(seed)
+        self.stats = {"requests": 0, "ok": 0, "429": 0, "500": 0, "slow": 0, "trunc": 0, "empty": 0, "surrogate": 0}
 
     @staticmethod
     def answer(body:dict, # the JSON body of a chat or completion request
@@ -49,10 +56,11 @@ class StubApp:
         body, more = b"", True
         while more:
             msg = await receive(); body += msg.get("body", b""); more = msg.get("more_body", False)
-        async def reply(status, obj, headers=()):
+        async def reply(status, obj, headers=(), cut=False):
+            raw = json.dumps(obj).encode()
             await send({"type": "http.response.start", "status": status,
                         "headers": [(b"content-type", b"application/json"), *headers]})
-            await send({"type": "http.response.body", "body": json.dumps(obj).encode()})
+            await send({"type": "http.response.body", "body": raw[:len(raw)//2] if cut else raw})
         path = scope["path"]
         if path == "/v1/stats": return await reply(200, {**self.stats, "cpu_s": time.process_time()})
         if path == "/v1/models": return await reply(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
@@ -70,17 +78,22 @@ class StubApp:
         if u < self.p429 + self.p500 + self.pslow:
             self.stats["slow"] += 1
             await asyncio.sleep(self.slow_s)
+        cut = self.p429 + self.p500 + self.pslow <= u < self.p429 + self.p500 + self.pslow + self.ptrunc
+        empty = 0 <= u - (self.p429 + self.p500 + self.pslow + self.ptrunc) < self.pempty
         await asyncio.sleep(self.latency)
         req = json.loads(body or b"{}")
         text = self.answer(req)
+        if self.psurrogate and self.rng.random() < self.psurrogate:
+            self.stats["surrogate"] += 1; text += " \ud83d"   # json.dumps sends it as the escape "\ud83d"
         usage = {"prompt_tokens": 1, "completion_tokens": len(text.split()), "total_tokens": 1 + len(text.split())}
-        self.stats["ok"] += 1
+        self.stats["trunc" if cut else "empty" if empty else "ok"] += 1
         if path == "/v1/chat/completions":
+            choices = [{"index": 0, "finish_reason": "stop", "logprobs": None, "message": {"role": "assistant", "content": text}}]
             return await reply(200, {"id": "stub", "object": "chat.completion", "created": 0, "model": req.get("model", "stub"),
-                                     "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                                                  "message": {"role": "assistant", "content": text}}], "usage": usage})
+                                     "choices": [] if empty else choices, "usage": usage}, cut=cut)
+        choices = [{"index": 0, "finish_reason": "stop", "logprobs": None, "text": text}]
         return await reply(200, {"id": "stub", "object": "text_completion", "created": 0, "model": req.get("model", "stub"),
-                                 "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None, "text": text}], "usage": usage})
+                                 "choices": [] if empty else choices, "usage": usage}, cut=cut)
 
 def free_port()->int:
     "A free TCP port on 127.0.0.1 (asked of the OS)."
@@ -103,7 +116,7 @@ def wait_http(url:str,          # a URL that answers 200 once the server is up
     raise TimeoutError(f"{url} did not answer within {timeout} s")
 
 @contextlib.contextmanager
-def stub_server(**opts): # `StubApp` options: latency, p429, p500, pslow, slow_s, retry_after, seed
+def stub_server(**opts): # `StubApp` options: latency, p429, p500, pslow, slow_s, retry_after, seed, ptrunc, pempty, psurrogate
     "Run the stub server in a subprocess on a free loopback port; yields its base URL ('http://127.0.0.1:N/v1')."
     port = free_port()
     args = [sys.executable, "-m", "reasoning_integrity.models.openai_backend", "--port", str(port)]
@@ -123,7 +136,7 @@ def stub_server(**opts): # `StubApp` options: latency, p429, p500, pslow, slow_s
 
 def stub_stats(base_url:str, # the stub's base URL
               )->dict:
-    "The stub's counters (requests, ok, 429, 500, slow) and its process's CPU seconds so far (cpu_s)."
+    "The stub's counters (requests, ok, 429, 500, slow, trunc, empty, surrogate) and its process's CPU seconds so far (cpu_s)."
     with urllib.request.urlopen(base_url.rstrip("/") + "/stats", timeout=5) as r: return json.loads(r.read())
 
 @call_parse
@@ -135,23 +148,66 @@ def serve_stub(port:int=8000,           # loopback port to listen on
                slow_s:float=5.0,        # how slow a slow answer is (seconds)
                retry_after:float=0.05,  # the `Retry-After` sent with a 429 (seconds)
                seed:int=0,              # seed of the fault draws
+               ptrunc:float=0.0,        # rate of 200 responses with a body cut in half
+               pempty:float=0.0,        # rate of 200 responses with empty `choices`
+               psurrogate:float=0.0,    # rate of answers ending in a lone surrogate
               ):
     "Serve `StubApp` on 127.0.0.1:`port`."
     import uvicorn
-    app = StubApp(latency, p429, p500, pslow, slow_s, retry_after, seed)
+    app = StubApp(latency, p429, p500, pslow, slow_s, retry_after, seed, ptrunc, pempty, psurrogate)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, backlog=4096)
 
 # %% ../../nbs/23_openai.ipynb #0d9af806
 _TRANSIENT_STATUS = {408, 409, 429}
+_SECRET_PARAM = re.compile(r"key|token|secret|passw|auth|signature|sig|credential", re.I)
+
+def split_base_url(url:str, # a base URL, e.g. 'http://127.0.0.1:8080/v1?api-version=1'
+                  )->tuple[str, dict, dict]:
+    "The URL without query, its public query parameters and its secret ones; ValueError when it carries `user:key@`."
+    parts = urllib.parse.urlsplit(url.strip())
+    if "@" in parts.netloc:
+        raise ValueError(f"credentials in the base URL {redact_credentials(url)} are not accepted (they would reach labels, "
+                         "cache keys and reports): put the key in $OPENAI_API_KEY, which is sent as `Authorization: Bearer`, "
+                         "and give the URL without `user:key@`")
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    return (urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", "")),
+            {k: v for k, v in query if not _SECRET_PARAM.search(k)}, {k: v for k, v in query if _SECRET_PARAM.search(k)})
+
+def _connection_failure(e:BaseException, # an `openai.APIConnectionError` (or any exception with a cause chain)
+                        url:str,         # the URL that was asked (no credentials)
+                       )->tuple[str, bool]:
+    "What failed, in words naming `url`, and whether no connection could be made at all (refused, no such host)."
+    chain, x = [], e
+    while x is not None and len(chain) < 32: chain.append(x); x = x.__cause__ or x.__context__
+    for x in chain:
+        if isinstance(x, ConnectionRefusedError) or getattr(x, "errno", None) == errno.ECONNREFUSED:
+            return f"connection refused at {url}", True
+    for x in chain:
+        if isinstance(x, socket.gaierror): return f"cannot resolve the host of {url} ({x.strerror or x})", True
+    for x in chain:
+        if isinstance(x, ssl.SSLError): return f"TLS failure at {url} ({getattr(x, 'reason', None) or x})", True
+    for x in chain:
+        if isinstance(x, OSError) and x.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EADDRNOTAVAIL):
+            return f"cannot connect to {url} ({x.strerror})", True
+    names = {type(x).__name__ for x in chain}
+    if "ConnectTimeout" in names: return f"no connection to {url} within the timeout", True
+    if names & {"ReadTimeout", "WriteTimeout", "PoolTimeout", "APITimeoutError", "TimeoutError", "ServerTimeoutError"}:
+        return f"timeout at {url} (connected, no answer in time)", False
+    if "ConnectError" in names or "ClientConnectorError" in names:
+        return f"cannot connect to {url} ({_clean_msg(chain[-1])})", True
+    return f"connection lost at {url} ({type(chain[-1]).__name__}: {_clean_msg(chain[-1])})", False
+
+def _clean_msg(e:BaseException)->str:
+    return (str(e).strip().splitlines() or [""])[0][:200]
 
 def _logprobs(choice)->list[dict[str, float]]|None:
     "Top logprobs of a chat or completion choice as [{token: logprob}] per generated token."
     lp = getattr(choice, "logprobs", None)
     if lp is None: return None
     if getattr(lp, "content", None):   # chat
-        return [{t.token: float(t.logprob) for t in (c.top_logprobs or [])} for c in lp.content]
+        return [{_clean_text(t.token): float(t.logprob) for t in (c.top_logprobs or [])} for c in lp.content]
     if getattr(lp, "top_logprobs", None):   # completions
-        return [{k: float(v) for k, v in (d or {}).items()} for d in lp.top_logprobs]
+        return [{_clean_text(k): float(v) for k, v in (d or {}).items()} for d in lp.top_logprobs]
     return None
 
 class OpenAIBackend(Backend):
@@ -167,10 +223,13 @@ class OpenAIBackend(Backend):
                  **client_kwargs,           # other `openai.AsyncOpenAI` arguments (organization, default_headers, ...)
                 ):
         self.kind, self.model = kind, model
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/")
+        # user:key@ is refused; ?api_key=... goes to the client's default_query, held as secrets like the key
+        self.base_url, self.query, secret_query = split_base_url(base_url or os.environ.get("OPENAI_BASE_URL")
+                                                                 or "https://api.openai.com/v1")
         key = api_key or os.environ.get("OPENAI_API_KEY") or ("no-key" if kind == "openai-compatible" else None)
         # pydantic's SecretStr (installed with openai) prints as '**********' in any repr, vars() or traceback
         self.__key = None if key is None else SecretStr(key)
+        self.__query = {k: SecretStr(v) for k, v in secret_query.items()}
         self.schema_mode = schema_mode or ("json_object" if kind == "openai-compatible" else "json_schema")
         if self.schema_mode not in ("json_schema", "json_object"): raise ValueError(f"schema_mode {schema_mode!r}")
         self.http = http or ("aiohttp" if importlib.util.find_spec("aiohttp") else "httpx")
@@ -178,13 +237,25 @@ class OpenAIBackend(Backend):
 
     @property
     def identity(self)->dict:
-        "Kind, model, base URL and schema mode; never the key."
-        return {"kind": self.kind, "model": self.model, "base_url": self.base_url, "schema_mode": self.schema_mode}
+        "Kind, model, base URL (and its public query parameters) and schema mode; never the key."
+        return {"kind": self.kind, "model": self.model, "base_url": self.base_url, "schema_mode": self.schema_mode,
+                **({"query": self.query} if self.query else {})}
 
     @property
     def label(self)->str:
         "'openai:<model>', or 'openai-compatible:<model>@<base URL>'."
         return f"{self.kind}:{self.model}" if self.kind == "openai" else f"{self.kind}:{self.model}@{self.base_url}"
+
+    @property
+    def endpoint(self)->str:
+        "The base URL (without credentials)."
+        return self.base_url
+
+    def _redact(self, text:str)->str:
+        "`text` with the key and secret query values masked (servers may echo them)."
+        for s in [self.__key, *self.__query.values()]:
+            if s is not None and s.get_secret_value(): text = text.replace(s.get_secret_value(), "***")
+        return redact_credentials(text)
 
     def client(self, timeout:float|None=None, # the client's own timeout (None: the openai default)
               ):
@@ -193,6 +264,8 @@ class OpenAIBackend(Backend):
         if self.__key is None:
             raise openai.OpenAIError("no API key: set OPENAI_API_KEY or pass api_key=...")
         kw = {**({} if timeout is None else {"timeout": timeout}), **self.client_kwargs}
+        query = {**self.query, **{k: v.get_secret_value() for k, v in self.__query.items()}, **kw.pop("default_query", {})}
+        if query: kw["default_query"] = query
         if self.http == "aiohttp" and "http_client" not in kw: kw["http_client"] = openai.DefaultAioHttpClient()
         return openai.AsyncOpenAI(api_key=self.__key.get_secret_value(), base_url=self.base_url, max_retries=0, **kw)
 
@@ -201,19 +274,33 @@ class OpenAIBackend(Backend):
         "One `AsyncOpenAI` (one connection pool) per batch, closed afterwards."
         async with self.client() as c: yield functools.partial(self._call, c)
 
+    async def preflight(self, timeout:float=5.0, # seconds the check may take
+                       ):
+        "`GET {base_url}/models`: any HTTP answer passes (404 too); no connection raises `EndpointError` naming the URL."
+        import openai
+        async with self.client(timeout=timeout) as c:
+            try: await c.models.list()
+            except openai.APIConnectionError as e:
+                why, unreachable = _connection_failure(e, f"{self.base_url}/models")
+                if unreachable: raise EndpointError(f"the endpoint {self.base_url} cannot be reached: {why}") from None
+                warnings.warn(f"pre-flight check of {self.base_url}: {why}; going on", stacklevel=2)
+            except Exception: pass   # an HTTP error status, or a body we cannot parse: something answered
+
     def _params(self, req:Request)->dict:
         kw = dict(model=self.model, temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens)
-        if req.stop: kw["stop"] = req.stop
+        if req.stop: kw["stop"] = [_clean_text(x) for x in req.stop]
         if req.effective_seed is not None: kw["seed"] = req.effective_seed
         if req.messages is not None:
-            kw["messages"] = req.messages
+            # a lone surrogate cannot be sent as UTF-8: U+FFFD in its place, as in the cache key (`canonical_json`)
+            kw["messages"] = [{**m, "content": _clean_text(m["content"])} if isinstance(m, dict) and isinstance(m.get("content"), str)
+                              else m for m in req.messages]
             if req.top_logprobs: kw.update(logprobs=True, top_logprobs=req.top_logprobs)
             if req.json_schema is not None:
                 kw["response_format"] = ({"type": "json_object", "schema": req.json_schema} if self.schema_mode == "json_object"
                                          else {"type": "json_schema", "json_schema": {"name": "output", "schema": req.json_schema}})
         else:
             if req.json_schema is not None: raise ValueError("json_schema needs chat messages on OpenAI endpoints")
-            kw["prompt"] = req.prompt
+            kw["prompt"] = _clean_text(req.prompt)
             if req.top_logprobs: kw["logprobs"] = req.top_logprobs
         return kw
 
@@ -233,14 +320,31 @@ class OpenAIBackend(Backend):
         except openai.APIStatusError as e:
             if e.status_code in _TRANSIENT_STATUS or e.status_code >= 500:
                 raise TransientError(f"HTTP {e.status_code}", parse_retry_after(e.response.headers), e.status_code) from None
-            msg = str(e.message).replace(self.__key.get_secret_value(), "***")   # servers may echo the key
-            raise RuntimeError(f"HTTP {e.status_code}: {msg}") from None
-        except openai.APIConnectionError as e:   # includes APITimeoutError
-            raise TransientError(type(e).__name__) from None
-        ch = resp.choices[0]
-        text = (ch.message.content if chat else ch.text) or ""
-        usage = resp.usage.model_dump(exclude_none=True) if resp.usage else {}
-        return Result(text=text, finish_reason=ch.finish_reason, usage=usage, top_logprobs=_logprobs(ch))
+            raise RuntimeError(f"HTTP {e.status_code}: {self._redact(str(e.message))}") from None   # servers may echo the key
+        except openai.APIConnectionError as e:   # includes APITimeoutError (which aiohttp gives for a refusal too)
+            raise TransientError(_connection_failure(e, self._url(chat))[0]) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:   # a 200 whose body is cut short (or not UTF-8)
+            raise TransientError(f"HTTP 200 with a body that is not JSON at {self._url(chat)} ({type(e).__name__})") from None
+        return self._result(resp, chat)
+
+    def _url(self, chat:bool)->str: return f"{self.base_url}/{'chat/completions' if chat else 'completions'}"
+
+    def _result(self, resp, chat:bool)->Result:
+        "The `Result` of a 200 response; TransientError when it has no usable choice (empty `choices`, another shape)."
+        try:
+            if not resp.choices: raise TransientError(f"HTTP 200 with no choices at {self._url(chat)}")
+            ch = resp.choices[0]
+            text = (ch.message.content if chat else ch.text) or ""
+            if not isinstance(text, str): raise TypeError(f"the text is a {type(text).__name__}")
+            lps = _logprobs(ch)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+            raise TransientError(f"HTTP 200 with a body of another shape at {self._url(chat)} "
+                                 f"({type(e).__name__}: {_clean_msg(e)[:100]})") from None
+        try: usage = resp.usage.model_dump(exclude_none=True) if resp.usage else {}
+        except (AttributeError, TypeError, ValueError): usage = {}
+        fr = getattr(ch, "finish_reason", None)
+        # the answer enters the project here: a lone surrogate (a JSON escape of half an emoji) becomes U+FFFD
+        return Result(text=_clean_text(text), finish_reason=fr if isinstance(fr, str) else None, usage=usage, top_logprobs=lps)
 
 # %% ../../nbs/23_openai.ipynb #77dd5287
 def openai_backend(rest:str, # model name ('' = gpt-4o-mini)
@@ -257,7 +361,11 @@ def openai_compatible_backend(rest:str, # '<base URL>#<model>'; without '#model'
     model = model or params.pop("model", None)
     if not model:   # ask the server which models it serves
         import openai
+        base, query, secret = split_base_url(url or params.get("base_url") or os.environ.get("OPENAI_BASE_URL") or "")
         c = openai.OpenAI(api_key=params.get("api_key") or os.environ.get("OPENAI_API_KEY") or "no-key",
-                          base_url=url or params.get("base_url"), max_retries=0, timeout=30)
-        model = c.models.list().data[0].id
+                          base_url=base or None, default_query={**query, **secret} or None, max_retries=0, timeout=30)
+        try: model = c.models.list().data[0].id
+        except openai.APIConnectionError as e:
+            raise EndpointError(f"the endpoint {base} cannot be reached: {_connection_failure(e, base + '/models')[0]}") from None
+        finally: c.close()
     return OpenAIBackend(model, base_url=url or params.pop("base_url", None), kind="openai-compatible", **params)

@@ -4,57 +4,91 @@
 
 # %% ../../nbs/53_critic.ipynb #8d6d1e42
 from __future__ import annotations
-import json, re
+import json, math, re, reprlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
-from ..core import ParseProblem
+from ..core import ParseProblem, MAX_ANSWER_CHARS, MAX_INT_DIGITS, cap_text, clean_text
 
 # %% auto #0
-__all__ = ['DELTA_PROMPT_URL', 'DELTA_FORMAT_PROMPT', 'DELTA_INSTRUCTION', 'DELTA_EXAMPLE', 'PB_INSTRUCTION', 'PB_EXAMPLE',
-           'ParsedSections', 'parse_section_list', 'parse_first_error', 'parse_delta_official', 'read_delta_answer',
-           'parse_pb_official', 'read_pb_answer', 'load_delta_prompt', 'load_pb_template', 'delta_official_messages',
-           'pb_official_messages', 'delta_critic_prompt', 'pb_critic_prompt', 'run_delta_critic', 'run_pb_critic',
-           'critic_table', 'pb_critic_table', 'FakeResult', 'FakeLLM']
+__all__ = ['RANGE_BUDGET', 'JSON_TRIES', 'JSON_BUDGET', 'DELTA_PROMPT_URL', 'DELTA_FORMAT_PROMPT', 'DELTA_INSTRUCTION',
+           'DELTA_EXAMPLE', 'PB_INSTRUCTION', 'PB_EXAMPLE', 'ParsedSections', 'parse_section_list', 'parse_first_error',
+           'parse_delta_official', 'read_delta_answer', 'parse_pb_official', 'read_pb_answer', 'load_delta_prompt',
+           'load_pb_template', 'delta_official_messages', 'pb_official_messages', 'delta_critic_prompt',
+           'pb_critic_prompt', 'run_delta_critic', 'run_pb_critic', 'critic_table', 'pb_critic_table', 'FakeResult',
+           'FakeLLM']
 
 # %% ../../nbs/53_critic.ipynb #3a75a524
-_NUM = r"\d{1,4}"
+_NUM = r"(?<!\d)\d{1,4}(?!\d)"   # a section number: 1-4 digits, never a piece of a longer run ("12345" is not 1234 and 5)
+_LONG = re.compile(r"\d{5,}")
 _RANGE = re.compile(rf"({_NUM})\s*(?:-|–|—|to|through)\s*({_NUM})", re.I)
-_LIST_TOKEN = rf"{_NUM}(?:\s*(?:-|–|—|to|through)\s*{_NUM})?"
-_LIST = rf"{_LIST_TOKEN}(?:\s*(?:,|;|/|&|\band\b|\bor\b)?\s*{_LIST_TOKEN})*"
-_MENTION = re.compile(rf"(?:sections?|§)\s*(?:#|no\.?|number)?\s*:?\s*({_LIST})", re.I)
-_BARE = re.compile(rf"^[\s\[\(\{{]*({_LIST})[\s\]\)\}}\.]*$", re.I)
+_OP, _SEP = r"(?:-|–|—|to|through)", r"(?:,|;|/|&|(?<!\w)and\b|(?<!\w)or\b)"
+# Possessive quantifiers (`*+`, `++`, `?+`, `{1,4}+`) never give back what they matched: a list is read token by
+# token, each character once. With plain quantifiers the list pattern nested `*` inside `*` and backtracked
+# exponentially on a line of numbers that did not end as expected ("1 2 3 ... 16 are wrong": 2.5 s, x3 per number).
+_TOKEN = rf"\d{{1,4}}+(?!\d)(?:\s*+{_OP}\s*+\d{{1,4}}+(?!\d))?+"
+_LIST = rf"{_TOKEN}(?:\s*+(?:{_SEP}\s*+)?+{_TOKEN})*+"
+_MENTION = re.compile(rf"(?:sections?|§)\s*+(?:(?:#|no\.?|number)\s*+)?+(?::\s*+)?+({_LIST})", re.I)
+# a line that is only a list: runs of digits separated by white space and at most one separator or range word ...
+_BARE = re.compile(rf"[\s\[\(\{{]*+(\d{{1,4}}+(?!\d)(?:(?:\s++(?:(?:{_SEP}|{_OP})\s*+)?+|(?:{_SEP}|{_OP})\s*+)\d{{1,4}}+(?!\d))*+)"
+                   rf"[\s\]\)\}}\.]*+", re.I)
+# ... where no number both ends one range and starts another (`1-2-3`)
+_CHAIN = re.compile(rf"{_OP}\s*+\d{{1,4}}+\s*+{_OP}", re.I)
 _NONE = re.compile(r"\b(none|no\s+(?:erroneous\s+sections?|errors?|mistakes?|incorrect\s+sections?)|"
                    r"nothing|all\s+(?:the\s+)?(?:sections\s+)?(?:are\s+)?correct|n/a)\b|^\s*\[\s*\]\s*$", re.I)
 _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
 _KEYS = ("error_sections", "erroneous_sections", "errors", "incorrect_sections", "sections", "wrong_sections")
+RANGE_BUDGET = 10_000  # section numbers that ranges may expand to, per answer (further ranges are counted, not expanded)
+JSON_TRIES, JSON_BUDGET = 2_000, 4_000_000  # JSON candidates tried, and characters the decoder may read, per answer
 
-def _expand(s:str, probs:list)->list[int]:
-    "Numbers and inclusive ranges in a list string."
-    out, rest = [], s
+def _bare_list(line:str)->str|None:
+    "The list when `line` is only a list of numbers and ranges (brackets, spaces and a final '.' around it), else None."
+    m = _BARE.fullmatch(line)
+    return m.group(1) if m and not _CHAIN.search(m.group(1)) else None
+
+def _expand(s:str, probs:list, budget:list[int]|None=None)->list[int]:
+    "Numbers and inclusive ranges in a list string; ranges expand to at most `budget[0]` numbers in all (spent)."
+    out, budget = [], [RANGE_BUDGET] if budget is None else budget
     for m in _RANGE.finditer(s):
         a, b = int(m.group(1)), int(m.group(2))
         if a > b: probs.append(ParseProblem("reversed_range", m.group(0))); a, b = b, a
         if b - a > 200: probs.append(ParseProblem("range_too_wide", m.group(0))); continue
+        if b - a + 1 > budget[0]:
+            probs.append(ParseProblem("too_many_numbers", f"{m.group(0)} not expanded: budget of numbers from ranges spent"))
+            continue
+        budget[0] -= b - a + 1
         out += range(a, b + 1)
     rest = _RANGE.sub(" ", s)
     out += [int(x) for x in re.findall(_NUM, rest)]
+    probs += [ParseProblem("number_too_large", f"a number of {len(m.group()):,} digits") for m in _LONG.finditer(rest)]
     return out
 
-def _json_candidates(text:str)->list[Any]:
-    "Decoded JSON values found in the text (objects or lists), outermost first."
-    out, dec = [], json.JSONDecoder()
-    for i, ch in enumerate(text):
-        if ch in "[{":
-            try: v, _ = dec.raw_decode(text[i:])
-            except json.JSONDecodeError: continue
-            out.append(v)
-            if len(out) > 3: break
-    return out
+_OPENING = re.compile(r"[\[{]")
 
-def _from_json(v:Any, probs:list)->list[int]|None:
-    "Section numbers from a decoded JSON list or object; None when it holds no such list."
+def _json_candidates(text:str, probs:list|None=None)->Iterator[Any]:
+    """Decoded JSON values in the text (objects or lists), outermost first, lazily: at most 4, from at most `JSON_TRIES`
+    openings and `JSON_BUDGET` characters read (what is left untried is counted in `probs`)."""
+    found, dec, left, n = 0, json.JSONDecoder(), JSON_BUDGET, len(text)
+    for k, m in enumerate(_OPENING.finditer(text)):
+        if k >= JSON_TRIES or left <= 0:
+            if probs is not None:
+                probs.append(ParseProblem("json_budget", f"JSON candidates past {k:,} openings and "
+                                                         f"{JSON_BUDGET - left:,} characters read not tried"))
+            break
+        i = m.start()
+        try: v, end = dec.raw_decode(text, i)   # decodes in place: no copy of the rest of the text per opening
+        except json.JSONDecodeError as e: left -= e.pos - i + 1; continue         # it read up to `e.pos`
+        except (ValueError, RecursionError, MemoryError, OverflowError, TypeError):  # a 5,000-digit int, deep nesting
+            left -= max(n - i, JSON_BUDGET // 64); continue   # read an unknown amount: charge the rest (at least 1/64 of the budget)
+        left -= end - i
+        yield v
+        found += 1
+        if found > 3: break
+
+def _from_json(v:Any, probs:list, budget:list[int]|None=None)->list[int]|None:
+    """Section numbers from a decoded JSON list or object; None when it holds no such list. Non-finite and oversized
+    numbers are counted, not kept."""
     if isinstance(v, dict):
         for k in _KEYS:
             if isinstance(v.get(k), list): v = v[k]; break
@@ -63,10 +97,13 @@ def _from_json(v:Any, probs:list)->list[int]|None:
     nums = []
     for x in v:
         if isinstance(x, bool): continue
-        if isinstance(x, int): nums.append(x)
-        elif isinstance(x, float) and x == int(x): nums.append(int(x))
-        elif isinstance(x, str): nums += _expand(x, probs)
-        else: probs.append(ParseProblem("bad_json_item", repr(x)[:40]))
+        if isinstance(x, float) and not math.isfinite(x): probs.append(ParseProblem("non_finite", repr(x))); continue
+        if isinstance(x, float) and x == int(x): x = int(x)
+        if isinstance(x, int):
+            if abs(x) < 10 ** MAX_INT_DIGITS: nums.append(x)
+            else: probs.append(ParseProblem("number_too_large", f"a number of {len(str(abs(x))):,} digits"))
+        elif isinstance(x, str): nums += _expand(x, probs, budget)
+        else: probs.append(ParseProblem("bad_json_item", clean_text(reprlib.repr(x))[:40]))
     return nums
 
 # %% ../../nbs/53_critic.ipynb #e862370f
@@ -88,18 +125,19 @@ def parse_section_list(text:Any,  # the critic's answer (untrusted)
     "Read a critic's list of erroneous sections; never raises, every defect counted."
     if not isinstance(text, str) or not text.strip():
         return ParsedSections(None, "failed", [ParseProblem("empty", "no answer text")])
-    probs, nums, rule = [], None, "failed"
-    for v in _json_candidates(text):
-        nums = _from_json(v, probs)
+    probs, nums, rule, budget = [], None, "failed", [RANGE_BUDGET]
+    text = cap_text(text, MAX_ANSWER_CHARS, probs)   # cut (counted) and lone surrogates replaced
+    for v in _json_candidates(text, probs):
+        nums = _from_json(v, probs, budget)
         if nums is not None: rule = "json"; break
     if nums is None and (m := _BOXED.search(text)):
         inner = m.group(1)
-        nums, rule = ([], "none") if _NONE.search(inner) and not re.search(r"\d", inner) else (_expand(inner, probs), "boxed")
+        nums, rule = ([], "none") if _NONE.search(inner) and not re.search(r"\d", inner) else (_expand(inner, probs, budget), "boxed")
     first = next((l for l in text.splitlines() if l.strip()), "")
-    if nums is None and (m := _BARE.match(first)): nums, rule = _expand(m.group(1), probs), "bare"
+    if nums is None and (lst := _bare_list(first)) is not None: nums, rule = _expand(lst, probs, budget), "bare"
     if nums is None and _NONE.search(first) and not re.search(r"\d", first): nums, rule = [], "none"
     if nums is None and (ms := _MENTION.findall(text)):
-        nums, rule = [n for s in ms for n in _expand(s, probs)], "mention"
+        nums, rule = [n for s in ms for n in _expand(s, probs, budget)], "mention"
     if nums is None and _NONE.search(text): nums, rule = [], "none"
     if nums is not None and not nums and rule in ("boxed", "bare", "mention"):
         probs.append(ParseProblem("no_numbers", f"{rule} rule matched but kept no number: {text.strip()[:60]}"))
@@ -109,11 +147,13 @@ def parse_section_list(text:Any,  # the critic's answer (untrusted)
     got = set(nums)
     if n_sections is not None:
         bad = sorted(x for x in got if x < 1 or x > n_sections)
-        if bad: probs.append(ParseProblem("out_of_range", f"{bad} not in 1..{n_sections}")); got -= set(bad)
+        if bad:
+            shown = f"{bad}" if len(bad) <= 20 else f"[{', '.join(map(str, bad[:20]))}, ...] ({len(bad):,} numbers)"
+            probs.append(ParseProblem("out_of_range", f"{shown} not in 1..{n_sections}")); got -= set(bad)
     return ParsedSections(got, rule, probs)
 
 # %% ../../nbs/53_critic.ipynb #d9caea61
-_STEP = re.compile(r"(?:step|paragraph|para)\s*#?\s*(-?\d{1,3})", re.I)
+_STEP = re.compile(r"(?:step|paragraph|para)\s*+(?:#\s*+)?+(-?\d{1,3})(?!\d)", re.I)   # one quantifier per run of spaces
 _INT_LINE = re.compile(r"^[\s\[\(]*(-?\d{1,3})[\s\]\)\.]*$")
 
 def parse_first_error(text:Any,  # the critic's answer (untrusted)
@@ -121,6 +161,8 @@ def parse_first_error(text:Any,  # the critic's answer (untrusted)
                      )->tuple[int|None, list[ParseProblem]]:
     "Earliest wrong step (0-based), -1 for none, or None with the problems; never raises."
     if not isinstance(text, str) or not text.strip(): return None, [ParseProblem("empty", "no answer text")]
+    probs = []
+    text = cap_text(text, MAX_ANSWER_CHARS, probs)   # cut (counted) and lone surrogates replaced
     first = next((l for l in text.splitlines() if l.strip()), "")
     val = None
     if bs := _BOXED.findall(text):
@@ -130,21 +172,30 @@ def parse_first_error(text:Any,  # the critic's answer (untrusted)
     if val is None and (m := _INT_LINE.match(first)): val = int(m.group(1))
     if val is None and _NONE.search(first) and not re.search(r"\d", first): val = -1
     if val is None and (m := _STEP.search(text)): val = int(m.group(1))
-    if val is None: return None, [ParseProblem("no_numbers", text.strip()[:80])]
+    if val is None: return None, probs + [ParseProblem("no_numbers", text.strip()[:80])]
     if val < -1 or (n_steps is not None and val >= n_steps):
-        return None, [ParseProblem("out_of_range", f"{val} not in -1..{None if n_steps is None else n_steps - 1}")]
-    return val, []
+        return None, probs + [ParseProblem("out_of_range", f"{val} not in -1..{None if n_steps is None else n_steps - 1}")]
+    return val, probs
 
 # %% ../../nbs/53_critic.ipynb #1c678c9e
 def parse_delta_official(text:Any,  # the critic's answer (untrusted)
                         )->tuple[int, list[int]]|None:
     "DeltaBench's official reading: (judge 0/1, section numbers as written), or None for an empty answer."
+    return _delta_official(text, [])
+
+def _delta_official(text:Any, probs:list)->tuple[int, list[int]]|None:
+    """`parse_delta_official`, counting in `probs` a cut text and numbers of more than `MAX_INT_DIGITS` digits (read as
+    -1: no number)."""
     if not isinstance(text, str) or text == "": return None
-    result = text.split("Error Section Number:")[0].split("Conclusion:")[-1].strip()
+    text = cap_text(text, MAX_ANSWER_CHARS, probs)
+    parts = text.split("Error Section Number:")
+    result = parts[0].split("Conclusion:")[-1].strip()
     if "yes" not in result.lower(): return 0, []
     nums = []
-    for chunk in text.split("Error Section Number:")[1:]:
+    for chunk in parts[1:]:
         m = re.search(r"\d+", chunk.split("Explanation:")[0].strip())
+        if m and len(m.group()) > MAX_INT_DIGITS:
+            probs.append(ParseProblem("number_too_large", f"a section number of {len(m.group()):,} digits")); m = None
         nums.append(int(m.group()) if m else -1)
     return 1, nums
 
@@ -152,37 +203,50 @@ def read_delta_answer(text:Any,  # the critic's answer (untrusted)
                       n_sections:int|None=None,  # for the fallback's range check
                      )->dict:
     "Official reading, with the tolerant parser as a counted fallback: pred, pred_official, judge, parser, problems."
-    off = parse_delta_official(text)
+    off = _delta_official(text, (cut := []))
     if off is None:
         return dict(pred=None, pred_official=None, judge=None, parser="none", problems=[ParseProblem("empty", "no answer text")])
     judge, nums = off
-    if "Conclusion:" in text:
-        return dict(pred=sorted(set(nums)), pred_official=nums, judge=judge, parser="official", problems=[])
-    tol = parse_section_list(text, n_sections)
-    probs = [ParseProblem("no_official_format", "no 'Conclusion:' in the answer")] + tol.problems
+    if "Conclusion:" in text[:MAX_ANSWER_CHARS]:
+        return dict(pred=sorted(set(nums)), pred_official=nums, judge=judge, parser="official", problems=cut)
+    tol = parse_section_list(text, n_sections)   # counts its own cut
+    probs = ([ParseProblem("no_official_format", "no 'Conclusion:' in the answer")]
+             + [p for p in cut if p.kind != "input_truncated"] + tol.problems)
     if tol.ok: return dict(pred=sorted(tol.sections), pred_official=nums, judge=judge, parser="fallback", problems=probs)
     return dict(pred=sorted(set(nums)), pred_official=nums, judge=judge, parser="none", problems=probs)
 
-_PB_BOX = re.compile(r"\\boxed\{([^}]*)\}")
+def _pb_boxes(text:str)->list[str]:
+    """What `re.findall(r'\\\\boxed\\{([^}]*)\\}', text)` finds, in one pass (the pattern rescans to the end after
+    every unclosed box)."""
+    out, pos = [], 0
+    while (i := text.find("\\boxed{", pos)) >= 0:
+        j = text.find("}", i + 7)
+        if j < 0: break     # no '}' after this box: none after any later box either
+        out.append(text[i + 7:j]); pos = j + 1
+    return out
 
 def parse_pb_official(text:Any,  # the critic's answer (untrusted)
                      )->int|None:
-    "ProcessBench's official reading: int() of the last \\boxed{...} content, else None."
+    """ProcessBench's official reading: int() of the last \\boxed{...} content, else None (also for more than
+    `MAX_INT_DIGITS` digits)."""
     if not isinstance(text, str): return None
-    ms = _PB_BOX.findall(text)
+    ms = _pb_boxes(cap_text(text, MAX_ANSWER_CHARS))
     if not ms: return None
-    try: return int(ms[-1].strip())
-    except ValueError: return None
+    try: v = int(ms[-1].strip())
+    except ValueError: return None    # not an integer, or over 4,300 digits
+    return v if abs(v) < 10 ** MAX_INT_DIGITS else None
 
 def read_pb_answer(text:Any,  # the critic's answer (untrusted)
                    n_steps:int|None=None,  # for the fallback's range check
                   )->dict:
     "Official reading, with the tolerant parser as a counted fallback: pred (None = unreadable), pred_official, parser, problems."
     off = parse_pb_official(text)
-    if isinstance(text, str) and _PB_BOX.search(text):
-        return dict(pred=off, pred_official=off, parser="official" if off is not None else "none",
-                    problems=[] if off is not None else [ParseProblem("bad_boxed", "the last \\boxed{} is not an integer")])
-    val, probs = parse_first_error(text, n_steps)
+    cut = []
+    if isinstance(text, str) and _pb_boxes(cap_text(text, MAX_ANSWER_CHARS, cut)):
+        bad = [] if off is not None else [
+            ParseProblem("bad_boxed", f"the last \\boxed{{}} is not an integer of at most {MAX_INT_DIGITS} digits")]
+        return dict(pred=off, pred_official=off, parser="official" if off is not None else "none", problems=cut + bad)
+    val, probs = parse_first_error(text, n_steps)   # counts its own cut
     probs = [ParseProblem("no_official_format", "no \\boxed{} in the answer")] + probs
     return dict(pred=val, pred_official=None, parser="fallback" if val is not None else "none", problems=probs)
 

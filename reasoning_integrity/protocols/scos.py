@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 import numpy as np
 import pandas as pd
-from ..core import ParseProblem
+from ..core import ParseProblem, MAX_CHARS, MAX_INT_DIGITS, cap_text
 from ..metrics.alignment import (entropy_pairs, entropy_matrix, align_chain, alignment_score, dtw_matches, model_pairs,
     chain_errors, ts_score, redundant_reasoning, scos_select, sc_cot_select, rel_change_pct, POLICIES, ENT, coverage_score,
     dtw_alignment, embedding_cost, entailment_cost)
@@ -20,11 +20,18 @@ __all__ = ['LETTERS', 'STOP', 'METHODS', 'ChainParse', 'extract_chain', 'ChainSc
            'few_shot_prompt', 'run_chains', 'select_methods', 'method_table', 'paired_table', 'OverlapNLI']
 
 # %% ../../nbs/42_scos.ipynb #7d83ab43
-_STEP_RE = re.compile(r"^\s*[-*#>]*\s*(?:\*\*)?\s*(?:step\s*(\d+)|(\d+)\s*[.)])\s*(?:\*\*)?\s*[:.)\-–]?\s*(?:\*\*)?\s*(.*)$", re.I)
-_CONC_RE = re.compile(r"^\s*[-*#>]*\s*(?:\*\*)?\s*(conclusion|in conclusion|therefore|thus|so|final answer)\s*(?:\*\*)?\s*[:,]\s*(?:\*\*)?\s*(.*)$", re.I)
-_ANS_LINE_RE = re.compile(r"^\s*[-*#>]*\s*(?:\*\*)?\s*answer\s*(?:\*\*)?\s*[:\-]\s*(?:\*\*)?\s*(.*)$", re.I)
+# Runs of white space between optional marks (`\s*(?:\*\*)?\s*`) can be split between the quantifiers in many ways;
+# a line that then fails to match was tried every way (cubic: 500 spaces, 3.3 s). Atomic groups `(?>...)` and
+# possessive quantifiers (`*+`, `++`) keep the first, greedy split only; since none of these marks can start what
+# follows them, the lines that match and what they capture are the same.
+_PRE = r"^(?>\s*[-*#>]*\s*(?:\*\*)?\s*)"          # list marks and bold before a label
+_SEP_TAIL = r"(?>\s*(?:\*\*)?\s*)"                 # white space and bold between a label and its ':'
+_STEP_RE = re.compile(_PRE + r"(?:step\s*+(\d++)|(\d++)\s*+[.)])(?>\s*(?:\*\*)?\s*[:.)\-–]?\s*(?:\*\*)?\s*)(.*)$", re.I)
+_CONC_RE = re.compile(_PRE + r"(conclusion|in conclusion|therefore|thus|so|final answer)" + _SEP_TAIL + r"[:,]"
+                      + _SEP_TAIL + r"(.*)$", re.I)
+_ANS_LINE_RE = re.compile(_PRE + r"answer" + _SEP_TAIL + r"[:\-]" + _SEP_TAIL + r"(.*)$", re.I)
 _LETTER_RE = re.compile(r"^\(?([A-E])\)?(?:[.\s:)]|$)")
-_ANS_IS_RE = re.compile(r"answer is\s*:?\s*\(?([A-E])\)?(?:[.\s,)]|$)", re.I)
+_ANS_IS_RE = re.compile(r"answer is(?>\s*:?\s*)\(?([A-E])\)?(?:[.\s,)]|$)", re.I)
 _STOP_RE = re.compile(r"^\s*(?:question|context|options)\s*:", re.I)
 
 @dataclass
@@ -52,10 +59,12 @@ def extract_chain(text:str,  # model output (untrusted)
                  )->ChainParse:
     "Parse 'Step k: … / Conclusion: … / Answer: X' (and variants) into a `ChainParse`; never raises."
     out, cur, nums = ChainParse(), None, []
-    lines = (prefix + (text if isinstance(text, str) else "")).replace("\r", "").split("\n")
+    text = cap_text(text, MAX_CHARS, out.problems) if isinstance(text, str) else ""   # cut (counted), surrogates replaced
+    lines = (prefix + text).replace("\r", "").split("\n")
+    steps, conc = [], None   # the lines of each step and of the conclusion, joined at the end (joining per line is quadratic)
     for i, line in enumerate(lines):
         if not line.strip(): continue
-        if _STOP_RE.match(line) and (out.steps or out.conclusion): break
+        if _STOP_RE.match(line) and (steps or (conc is not None and (len(conc) > 1 or conc[0]))): break
         if out.answer is not None: break
         if m := _ANS_LINE_RE.match(line):
             rest = m.group(1).strip()
@@ -63,14 +72,18 @@ def extract_chain(text:str,  # model output (untrusted)
             else: out.problems.append(ParseProblem("no_answer", f"answer line without a letter: {line.strip()[:80]!r}", f"line {i+1}"))
             cur = None; continue
         if m := _CONC_RE.match(line):
-            out.conclusion = m.group(2).strip() if m.group(1).lower() in ("conclusion", "in conclusion", "final answer") else line.strip()
+            conc = [m.group(2).strip() if m.group(1).lower() in ("conclusion", "in conclusion", "final answer") else line.strip()]
             cur = "conclusion"; continue
-        if (m := _STEP_RE.match(line)) and out.conclusion is None:
-            nums.append(int(m.group(1) or m.group(2)))
-            out.steps.append(m.group(3).strip()); cur = "step"; continue
-        if cur == "step": out.steps[-1] = (out.steps[-1] + " " + line.strip()).strip()
-        elif cur == "conclusion": out.conclusion = (out.conclusion + " " + line.strip()).strip()
-    out.steps = [s for s in out.steps if s]
+        if (m := _STEP_RE.match(line)) and conc is None:
+            k = m.group(1) or m.group(2)
+            if len(k) > MAX_INT_DIGITS:   # not a step number (and `int` refuses more than 4,300 digits)
+                out.problems.append(ParseProblem("number_too_large", f"a step number of {len(k):,} digits", f"line {i+1}"))
+            nums.append(int(k) if len(k) <= MAX_INT_DIGITS else None)
+            steps.append([m.group(3).strip()]); cur = "step"; continue
+        if cur == "step": steps[-1].append(line.strip())
+        elif cur == "conclusion": conc.append(line.strip())
+    out.steps = [s for s in (" ".join(p for p in ps if p) for ps in steps) if s]
+    if conc is not None: out.conclusion = " ".join(p for p in conc if p)
     if out.conclusion is not None and not out.conclusion.strip(): out.conclusion = None
     if out.answer is None and out.conclusion:
         if m := _ANS_IS_RE.search(out.conclusion): out.answer = m.group(1).upper()
@@ -81,7 +94,8 @@ def extract_chain(text:str,  # model output (untrusted)
         out.conclusion = out.steps.pop()
         out.problems.append(ParseProblem("conclusion_from_last_step", "no 'Conclusion:' line; the last step is used"))
     if nums and nums != list(range(1, len(nums) + 1)):
-        out.problems.append(ParseProblem("step_numbering", f"steps numbered {nums}"))
+        shown = nums if len(nums) <= 20 else str(nums[:20])[:-1] + f", ...] ({len(nums):,} steps)"
+        out.problems.append(ParseProblem("step_numbering", f"steps numbered {shown}"))
     if not out.steps: out.problems.append(ParseProblem("no_steps", "no 'Step k:' line found"))
     if out.conclusion is None: out.problems.append(ParseProblem("no_conclusion", "no 'Conclusion:' line found"))
     if out.answer is None and not any(p.kind == "no_answer" for p in out.problems):

@@ -38,7 +38,8 @@ class SectionScorer:
         out = []
         for i, (q, secs) in enumerate(tqdm(items, disable=not progress, desc=self.name, leave=False)):
             try: out.append(np.asarray(self.score(q, secs), float))
-            except Exception as e:  # reported, never raised out of a run
+            except Exception as e:  # reported, never raised out of a run ...
+                if getattr(e, "fatal", False): raise  # ... unless it must stop the run (a dead endpoint)
                 self.problems.append(ParseProblem("scorer_error", f"{type(e).__name__}: {e}"[:200], f"item {i}"))
                 out.append(np.full(len(secs), np.nan))
         return out
