@@ -13,7 +13,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install test test-nbs test-py reproduce export clean-nbs bench lab
+.PHONY: install test test-nbs test-py reproduce export clean-nbs bench lab docs docs-test docs-sync docs-install
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -46,6 +46,27 @@ export: install
 
 bench: install
 	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
+
+# The docs site (_docs/): Sphinx + MyST-NB from the venv alone; no Quarto (nbdev_docs without it pip-installs the
+# project into whatever Python is first on PATH, so nothing here calls it).
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): setup.py settings.ini | $(STAMP)
+	$(PIP) install -q -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs-install: $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(PY) docs/build.py
+
+docs-sync: install
+	$(PY) docs/build.py --sync
+
+# Headless Chromium from Debian's packages (installed here when missing), driven by selenium.
+docs-test: $(DOCS_STAMP)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver)
+	$(PY) docs/browser_test.py
 
 lab: install
 	$(VENV)/bin/jupyter lab nbs/

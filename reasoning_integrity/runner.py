@@ -466,7 +466,11 @@ def _report_html(d:Path, rec:dict, rows:int) -> str:
         md = f' · <a href="{e(rel[:-4])}.md">md</a>' if t.with_suffix(".md").exists() else ""
         note = f" {e(str(notes[t.stem]))}" if notes.get(t.stem) else ""
         out.append(f'<h3>{e(t.stem)}</h3><p>{note} <a href="{e(rel)}">csv</a>{md}</p>')
-        try: out.append(pd.read_csv(t, nrows=rows).to_html(index=False, border=0, na_rep=""))  # escapes cells
+        try:
+            df = pd.read_csv(t)
+            shown = f"all {len(df)} rows" if len(df) <= rows else f"first {rows} of {len(df)} rows (all in the csv)"
+            out.append(f"<p><small>{shown}</small></p>" + df.head(rows).to_html(index=False, border=0, na_rep=""))  # escapes cells
+        except pd.errors.EmptyDataError: out.append("<p><small>empty table</small></p>")
         except (OSError, ValueError) as ex: out.append(f"<p>could not read {e(t.name)}: {e(str(ex))}</p>")
     for f in sorted(d.glob("figures/*.png")):
         src = e(f"{n}/figures/{f.name}")
