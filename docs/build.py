@@ -207,6 +207,12 @@ def report_pages(max_rows:int)->list[str]:
             L += ["## Models\n", "| role | spec | details |", "|---|---|---|"]
             L += [f"| {k} | `{v.get('spec', '')}` | {html.escape(json.dumps({a: b for a, b in v.items() if a != 'spec'}, default=str))[:300]} |"
                   for k, v in models.items()] + [""]
+        calls = rec.get("llm_calls") or []
+        if calls:
+            L += ["## Model calls\n", "Cold (sent to the model) vs cached (answered from the response cache) in this run.\n",
+                  "| model | calls | cached | live | failed | live seconds |", "|---|---|---|---|---|---|"]
+            L += [f"| `{c.get('label')}` | {c.get('calls')} | {c.get('cached')} | {c.get('live')} | {c.get('failed')} | "
+                  f"{c.get('live_s')} |" for c in calls] + [""]
         data = rec.get("data") or []
         if data:
             L += ["## Data files\n", "| file | bytes | sha256 |", "|---|---|---|"]

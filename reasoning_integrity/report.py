@@ -130,6 +130,9 @@ class Report:
         "Write manifest.json: tables, figures, models, notes and every data file read (with sha256)."
         m = dict(name=self.name, resolved_params=self.resolved, tables=self.tables, figures=self.figures, models=self.models, notes=self.notes,
                  data_files=accessed_files(), seconds=round(time.time() - self.t0, 3))
+        import sys
+        if "reasoning_integrity.models.llm" in sys.modules:  # model calls of this run: cold (live) vs cached
+            m["llm_calls"] = sys.modules["reasoning_integrity.models.llm"].call_totals()
         m = json.loads(_redact(json.dumps(m, default=str)))  # a key in a URL never reaches the manifest
         (self.dir / "manifest.json").write_text(json.dumps(m, indent=2))
         return m

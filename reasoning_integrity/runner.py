@@ -390,6 +390,7 @@ def run_experiment(path:str|Path, # the experiment notebook
         if rec["status"] == "ok": rec["warnings"].append("no manifest.json: the notebook did not call Report.finish()")
     except (OSError, ValueError) as e: rec["warnings"].append(f"manifest.json unreadable: {type(e).__name__}: {e}")
     rec.update(resolved_params=man.get("resolved_params", {}), data=man.get("data_files", []), models=man.get("models", {}), notes=man.get("notes", []),
+               llm_calls=man.get("llm_calls", []),
                manifest="manifest.json" if man else None, git=git_state(root), versions=package_versions(), platform=platform.platform(),
                tables=sorted(p.relative_to(report_dir).as_posix() for p in report_dir.glob("tables/*.csv")),
                figures=sorted(p.relative_to(report_dir).as_posix() for p in report_dir.glob("figures/*.png")))

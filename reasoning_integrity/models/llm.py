@@ -16,10 +16,10 @@ from tqdm import tqdm
 from .cache import Cache, cache_key, canonical_json, _clean_text
 
 # %% auto #0
-__all__ = ['BACKENDS', 'FAIL_FAST_ENV', 'Request', 'Result', 'EndpointError', 'TransientError', 'parse_retry_after',
-           'RetryPolicy', 'Backend', 'LocalBackend', 'register_backend', 'make_backend', 'BatchSummary', 'summarize',
-           'redact_credentials', 'fail_fast_default', 'LLM', 'get_llm', 'replay_key', 'record_replay',
-           'ReplayFileError', 'ReplayBackend', 'replay_backend']
+__all__ = ['BACKENDS', 'CALL_TOTALS', 'FAIL_FAST_ENV', 'Request', 'Result', 'EndpointError', 'TransientError',
+           'parse_retry_after', 'RetryPolicy', 'Backend', 'LocalBackend', 'register_backend', 'make_backend',
+           'BatchSummary', 'call_totals', 'summarize', 'redact_credentials', 'fail_fast_default', 'LLM', 'get_llm',
+           'replay_key', 'record_replay', 'ReplayFileError', 'ReplayBackend', 'replay_backend']
 
 # %% ../../nbs/20_llm.ipynb #39c4e812
 class _JSONRecord:
@@ -246,6 +246,17 @@ class BatchSummary:
         d = {k: v for k, v in dataclasses.asdict(self).items() if k != "errors"}
         return pd.DataFrame([{**d, **{f"error:{k}": v for k, v in self.errors.items()}}])
 
+CALL_TOTALS: dict[str, dict] = {}  # per LLM label, over this process: what a report says about cold vs cached calls
+
+def call_totals()->list[dict]:
+    "Every LLM used in this process: label, calls, cached (answered from the cache), live (sent), failed, live_s."
+    return [dict(label=k, **v) for k, v in sorted(CALL_TOTALS.items())]
+
+def _add_totals(label:str, s:BatchSummary, live_s:float):
+    t = CALL_TOTALS.setdefault(label, dict(calls=0, cached=0, live=0, failed=0, live_s=0.0))
+    t["calls"] += s.n; t["cached"] += s.cached; t["live"] += s.n - s.cached; t["failed"] += s.failed
+    t["live_s"] = round(t["live_s"] + live_s, 3)
+
 def summarize(results:list[Result], # results of one batch
               wall_s:float=0.0,     # its wall time
              )->BatchSummary:
@@ -408,6 +419,7 @@ class LLM:
         bar.close()
         results = [out[k] for k in keys]
         self.last_summary = s = summarize(results, time.perf_counter() - t0)
+        _add_totals(self.backend.label, s, s.wall_s if todo else 0.0)
         if self.cache is not None and (bad := self.cache.bad_rows - bad0):
             s.cache_bad = bad
             warnings.warn(f"{bad} cached response(s) in {self.cache.path} could not be read: treated as misses and "
