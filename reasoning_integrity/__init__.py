@@ -1,1 +1,19 @@
 __version__ = "0.1.0"
+# The top-level API, imported on first use so that `import reasoning_integrity` stays light:
+#   import reasoning_integrity as ri
+#   ri.score_chain(["2+3=5", "5*4=20", "so the answer is 20"], question="What is (2+3)*4?")
+#   ri.compare_chains(a, b); ri.llm("openai:gpt-4o-mini")
+_API = {"score_chain": "api", "compare_chains": "api", "ChainScore": "api", "ChainComparison": "api"}
+
+
+def __getattr__(name):
+    if name in _API:
+        from importlib import import_module
+        return getattr(import_module(f".{_API[name]}", __name__), name)
+    if name == "llm":  # short name for the model specs: ri.llm("llamacpp:gemma3-270m"), ri.llm("openai:gpt-4o-mini")
+        from .models.llm import get_llm
+        return get_llm
+    raise AttributeError(f"module 'reasoning_integrity' has no attribute {name!r}")
+
+
+def __dir__(): return sorted([*globals(), *_API, "llm"])

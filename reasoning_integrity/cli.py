@@ -31,7 +31,14 @@ def _cmd_list(a) -> int:
     from reasoning_integrity.runner import list_experiments
     df = list_experiments(a.root)
     if df.empty: print("no experiment notebooks found"); return 0
-    for name, g in df.groupby("name", sort=False):
+    if not a.names:  # one line per experiment; `ri list NAME` for its parameters
+        for name, g in df.groupby("name", sort=False):
+            print(f"{name:<22} {len(g):>3} parameters  profiles: {g.profiles.iloc[0] or '-'}")
+        print("\n`ri list NAME` shows an experiment's parameters, their defaults and each profile's values.")
+        return 0
+    unknown = sorted(set(a.names) - set(df.name))
+    if unknown: print(f"ri list: no experiment {unknown}; known: {sorted(set(df.name))}", file=sys.stderr); return 2
+    for name, g in df[df.name.isin(a.names)].groupby("name", sort=False):
         print(f"\n{name}  (profiles: {g.profiles.iloc[0] or '-'})")
         g = g.drop(columns=["name", "profiles"]).astype(object)
         vals = [c for c in g.columns if c not in ("parameter", "type", "help")]  # default and one column per profile
@@ -87,7 +94,8 @@ def parser() -> argparse.ArgumentParser:
     "The `ri` argument parser."
     p = argparse.ArgumentParser(prog="ri", description="reasoning_integrity workbench: run experiments, manage models.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    l = sub.add_parser("list", help="experiment notebooks and their parameters")
+    l = sub.add_parser("list", help="experiment notebooks (one line each); with NAME, its parameters and profiles")
+    l.add_argument("names", nargs="*", metavar="NAME", help="experiments whose parameters to show")
     l.add_argument("--root", default=None, help="repository root (default: this checkout, else the cwd)")
     l.set_defaults(func=_cmd_list)
     r = sub.add_parser("reproduce", help="run experiment notebooks into reports/ and write reports/index.html")

@@ -11,7 +11,7 @@ import pandas as pd
 from .data import accessed_files
 
 # %% auto #0
-__all__ = ['resolve_params', 'Report']
+__all__ = ['CSV_DIGITS', 'resolve_params', 'Report']
 
 # %% ../nbs/02_report.ipynb #ad8a00b4
 def _same_kind(given, like)->bool:
@@ -45,6 +45,8 @@ def resolve_params(profile:str,   # the profile name, e.g. 'quick' or 'full'
     return out
 
 # %% ../nbs/02_report.ipynb #a03fbfa7
+CSV_DIGITS = 10  # significant digits of floats in report CSVs
+
 def _in_ipython()->bool:
     "Whether code runs in an IPython kernel (a notebook executed by papermill or JupyterLab)."
     try:
@@ -86,7 +88,9 @@ class Report:
         "Write `df` as CSV and Markdown (credentials in URLs masked); returns it for display."
         out = _redacted_frame(df)
         note = None if note is None else _redact(note)
-        out.to_csv(self.dir / "tables" / f"{name}.csv", index=False)
+        # floats to CSV_DIGITS significant digits: a re-run that differs only in the last bits of a float (summation
+        # order, BLAS threads) writes a byte-identical file
+        out.to_csv(self.dir / "tables" / f"{name}.csv", index=False, float_format=f"%.{CSV_DIGITS}g")
         if markdown:
             md = (f"{note}\n\n" if note else "") + out.to_markdown(index=False, floatfmt=floatfmt) + "\n"
             (self.dir / "tables" / f"{name}.md").write_text(md)
