@@ -26,9 +26,11 @@ def cache_dir(sub:str="", # a sub-folder, e.g. 'llm', 'nli', 'models/nli-minilm'
     return p
 
 def data_roots()->list[Path]:
-    "The folders searched for data, in order: `$RI_DATA_DIR`, the repo's `data/`, the user cache's `data/`."
+    "The folders searched for data, in order: `$RI_DATA_DIR` (else `../shared/data` beside the checkout, as the Makefile sets it), the repo's `data/`, the user cache's `data/`."
     roots = []
     if os.environ.get("RI_DATA_DIR"): roots.append(Path(os.environ["RI_DATA_DIR"]).expanduser())
+    elif (REPO_ROOT.parent / "shared" / "data").is_dir():  # JupyterLab without the variable: the Makefile's own rule
+        roots.append(REPO_ROOT.parent / "shared" / "data")
     roots.append(REPO_ROOT / "data")
     roots.append(cache_dir("data", create=False))
     return roots

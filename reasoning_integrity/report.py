@@ -45,6 +45,14 @@ def resolve_params(profile:str,   # the profile name, e.g. 'quick' or 'full'
     return out
 
 # %% ../nbs/02_report.ipynb #a03fbfa7
+def _report_path(report_dir:str|Path)->Path:
+    "A relative report folder is taken from the root of the repository the cwd is in (where `ri reproduce` runs), so a notebook run from JupyterLab in `nbs/experiments/` writes to the same `reports/`."
+    p = Path(report_dir)
+    if p.is_absolute(): return p
+    here = Path.cwd().resolve()
+    root = next((d for d in (here, *here.parents) if (d / "settings.ini").exists()), None)  # the repository of the cwd
+    return root / p if root is not None else p
+
 CSV_DIGITS = 10  # significant digits of floats in report CSVs
 
 def _in_ipython()->bool:
@@ -72,7 +80,7 @@ class Report:
     def __init__(self, report_dir:str|Path, # e.g. 'reports/ptp_logged'
                  name:str|None=None,        # the experiment's name (default: the folder name)
                 ):
-        self.dir = Path(report_dir)
+        self.dir = _report_path(report_dir)
         self.name = name or self.dir.name
         (self.dir / "tables").mkdir(parents=True, exist_ok=True)
         (self.dir / "figures").mkdir(parents=True, exist_ok=True)
@@ -139,4 +147,5 @@ class Report:
             m["llm_calls"] = sys.modules["reasoning_integrity.models.llm"].call_totals()
         m = json.loads(_redact(json.dumps(m, default=str)))  # a key in a URL never reaches the manifest
         (self.dir / "manifest.json").write_text(json.dumps(m, indent=2))
+        if _in_ipython(): print(f"report written to {self.dir.resolve()}")
         return m

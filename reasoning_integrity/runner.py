@@ -335,12 +335,11 @@ def _rel(p:Path, base:Path) -> str:
     except ValueError: return p.as_posix()
 
 def _clear_outputs(report_dir:Path, name:str):
-    "Remove what an earlier run of `name` left in `report_dir` (only the files a run writes)."
-    for sub in ("tables", "figures"):
-        for f in (report_dir/sub).glob("*") if (report_dir/sub).is_dir() else []:
-            if f.is_file(): f.unlink()
-    for f in (f"{name}.ipynb", "manifest.json", "run.json"):
-        if (report_dir/f).is_file(): (report_dir/f).unlink()
+    "Empty `report_dir` before a run, so nothing of an earlier run (stale tables, records) survives into the new report."
+    import shutil
+    for f in report_dir.iterdir() if report_dir.is_dir() else []:
+        if f.is_dir() and not f.is_symlink(): shutil.rmtree(f)
+        else: f.unlink()
 
 def _error(e:BaseException) -> dict:
     "ename/evalue (and the failing cell for a notebook error) of an exception."

@@ -14,6 +14,7 @@ import pytest
 
 from reasoning_integrity import cli
 from reasoning_integrity.runner import list_experiments, reproduce
+from reasoning_integrity.report import Report
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -151,3 +152,22 @@ def test_credentials_in_a_url_never_reach_a_report(repo, tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "credential" in err and "TOPSECRET" not in err
     assert not out.exists()
+
+
+def test_notebook_run_from_jupyterlab_writes_to_the_repository_reports(tmp_path, monkeypatch):
+    "Issue 16: run from nbs/experiments/, a notebook wrote into nbs/experiments/reports/…"
+    (tmp_path / "settings.ini").write_text("[DEFAULT]\n")
+    d = tmp_path / "nbs" / "experiments"; d.mkdir(parents=True)
+    monkeypatch.chdir(d)
+    assert Report("reports/x").dir == tmp_path.resolve() / "reports" / "x"
+
+
+def test_data_found_beside_the_checkout_without_the_variable(tmp_path, monkeypatch):
+    "Issue 16: JupyterLab without RI_DATA_DIR finds ../shared/data by the Makefile's rule."
+    import reasoning_integrity.data as D
+    (tmp_path / "shared" / "data").mkdir(parents=True); (tmp_path / "repo").mkdir()
+    monkeypatch.delenv("RI_DATA_DIR", raising=False)
+    monkeypatch.setattr(D, "REPO_ROOT", tmp_path / "repo")
+    assert D.data_roots()[0] == tmp_path / "shared" / "data"
+    monkeypatch.setenv("RI_DATA_DIR", str(tmp_path / "elsewhere"))
+    assert D.data_roots()[0] == tmp_path / "elsewhere"
