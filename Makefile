@@ -13,7 +13,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: install test test-nbs test-py reproduce export clean-nbs bench lab docs docs-test docs-sync docs-install
+.PHONY: install test test-nbs test-py reproduce export clean-nbs bench lab docs docs-test docs-sync docs-install outputs
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -61,6 +61,10 @@ docs: $(DOCS_STAMP)
 
 docs-sync: install
 	$(PY) docs/build.py --sync
+
+# Execute the library notebooks in place, so that readers of the repository see their outputs.
+outputs: install
+	$(PY) docs/build.py --store-outputs && $(VENV)/bin/nbdev_clean
 
 # Headless Chromium from Debian's packages (installed here when missing), driven by selenium.
 docs-test: $(DOCS_STAMP)

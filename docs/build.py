@@ -52,8 +52,8 @@ def _strip_directives(nb)->None:
     nb.cells = keep
 
 
-def execute_notebook(src:str, dest:str)->tuple[str, bool, float, str]:
-    "Execute a library notebook as nbdev_test does and write it with its outputs to `dest`."
+def execute_notebook(src:str, dest:str, keep_source:bool=False)->tuple[str, bool, float, str]:
+    "Execute a library notebook as nbdev_test does and write it with its outputs to `dest` (`keep_source`: as is)."
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
     from fastcore.xtras import working_directory
@@ -73,10 +73,11 @@ def execute_notebook(src:str, dest:str)->tuple[str, bool, float, str]:
         ok, err = True, ""
     except Exception:
         ok, err = False, k.prettytb(fname=src)
-    _strip_directives(nb)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    if not keep_source:
+        _strip_directives(nb)
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     dest.parent.mkdir(parents=True, exist_ok=True)
-    write_nb(nb, dest)
+    if ok or not keep_source: write_nb(nb, dest)   # a failed run never overwrites a source notebook
     return src.name, ok, time.time() - t0, err
 
 
@@ -266,8 +267,17 @@ def main(argv=None)->int:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--exec-one"]:
-        name, ok, secs, err = execute_notebook(sys.argv[2], sys.argv[3])
+        name, ok, secs, err = execute_notebook(sys.argv[2], sys.argv[3], keep_source="--keep-source" in sys.argv)
         if not ok: print(err, file=sys.stderr)
         sys.exit(0 if ok else 1)
+    if "--store-outputs" in sys.argv:  # execute nbs/*.ipynb in place so readers on GitHub see their results
+        nbs = sorted(p for p in (ROOT / "nbs").glob("*.ipynb"))
+        def _store(p):
+            return p.name, subprocess.run([sys.executable, __file__, "--exec-one", str(p), str(p), "--keep-source"],
+                                          capture_output=True, text=True).returncode
+        with ThreadPoolExecutor(2) as ex: res = list(ex.map(_store, nbs))
+        bad = [n for n, rc in res if rc]
+        print(f"{len(res) - len(bad)} notebooks stored with outputs" + (f"; failed (left as they were): {bad}" if bad else ""))
+        sys.exit(1 if bad else 0)
     if "--sync" in sys.argv: print("nbs/index.ipynb synced from README.md" if sync_index() else "unchanged"); sys.exit(0)
     sys.exit(main())
