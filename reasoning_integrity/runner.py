@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import datetime as _dt
-import re
 import html
 import importlib.util
 import io
@@ -240,11 +239,10 @@ def parameter_spec(path:str|Path, # an experiment notebook
             if isinstance(allowed, (list, tuple, set, frozenset, range)): spec[key]["choices"] = list(allowed)
     return spec
 
-_CREDENTIAL = re.compile(r"://[^/@\s]+@|[?&#](?:api[_-]?key|key|token|access[_-]?token|password)=", re.I)
-
 def has_credentials(value:Any)->bool:
-    "Whether a parameter value carries a credential: a URL with `user:key@` or an `api_key=`/`token=` query."
-    return isinstance(value, str) and bool(_CREDENTIAL.search(value))
+    "Whether a parameter value carries a credential: what `models.llm.redact_credentials` would mask (`user:key@`, `?api_key=`)."
+    from reasoning_integrity.models.llm import redact_credentials
+    return isinstance(value, str) and redact_credentials(value) != value
 
 def _type_ok(value:Any, types:set[str])->bool:
     "Whether `value` fits a parameter whose known values have `types` (int counts as float; bool never as int)."
