@@ -223,7 +223,8 @@ def parameter_spec(path:str|Path, # an experiment notebook
     spec = {}
     for p, d in zip(declared.parameter, declared.default):
         vals = [d] + [v.get(p) for v in profiles.values() if isinstance(v, dict)]
-        spec[p] = dict(types={type(v).__name__ for v in vals if v is not None}, choices=None)
+        known = [v for v in vals if v is not None]
+        spec[p] = dict(types={type(v).__name__ for v in known}, examples=known, choices=None)
     if "profile" in spec and profiles: spec["profile"]["choices"] = list(profiles)
     nb = nbformat.read(path, as_version=4)
     src = "\n".join(c.source for c in _code_cells(nb) if not c.source.lstrip().startswith(("%", "!")))
@@ -244,14 +245,10 @@ def has_credentials(value:Any)->bool:
     from reasoning_integrity.models.llm import redact_credentials
     return isinstance(value, str) and redact_credentials(value) != value
 
-def _type_ok(value:Any, types:set[str])->bool:
-    "Whether `value` fits a parameter whose known values have `types` (int counts as float; bool never as int)."
-    if value is None or not types: return True
-    t = type(value).__name__
-    if t in types: return True
-    if t == "int" and "float" in types: return True
-    if t in ("list", "tuple") and types & {"list", "tuple"}: return True
-    return False
+def _type_ok(value:Any, examples:list)->bool:
+    "Whether `value` fits a parameter whose known values are `examples` (the rule `resolve_params` applies in the kernel)."
+    from reasoning_integrity.report import _same_kind
+    return value is None or not examples or any(_same_kind(value, e) for e in examples)
 
 # %% ../nbs/90_runner.ipynb #efd9e54f
 def check_params(params:dict, # parameter values given by the user (e.g. from `-p`)
@@ -276,7 +273,7 @@ def check_params(params:dict, # parameter values given by the user (e.g. from `-
             continue
         for n in owners:
             sp = specs[n][k]
-            if not _type_ok(v, sp["types"]):
+            if not _type_ok(v, sp["examples"]):
                 errors.append(f"parameter {k}={v!r} ({type(v).__name__}) in {n}: expected "
                               f"{' or '.join(sorted(sp['types']))}"); break
             vals = v if isinstance(v, (list, tuple)) else [v]
