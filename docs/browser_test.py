@@ -67,6 +67,23 @@ def _wait_mathjax(d, timeout:float=20.0):
     return False
 
 
+def _check_explorer(d, rel:str)->list[str]:
+    "An explorer page: items listed, the first shown by default, a click on another shows it alone, no console error."
+    from selenium.webdriver.common.by import By
+    fails = []
+    links = d.find_elements(By.CSS_SELECTOR, "nav a")
+    shown = [s for s in d.find_elements(By.CSS_SELECTOR, "main section") if s.is_displayed()]
+    if not links: return [f"{rel}: explorer lists no items"]
+    if len(shown) != 1: fails.append(f"{rel}: {len(shown)} items shown at first, expected 1")
+    target = links[-1].get_attribute("href").rsplit("#", 1)[-1]
+    links[-1].click()
+    shown = [s.get_attribute("id") for s in d.find_elements(By.CSS_SELECTOR, "main section") if s.is_displayed()]
+    if shown != [target]: fails.append(f"{rel}: clicking {target} shows {shown}")
+    for entry in d.get_log("browser"):
+        if entry.get("level") == "SEVERE": fails.append(f"{rel}: console error: {entry.get('message', '')[:200]}")
+    return fails
+
+
 def check_site(site:Path, shots:bool=True)->list[str]:
     "Every failure found on every page of `site`."
     pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts
@@ -80,6 +97,10 @@ def check_site(site:Path, shots:bool=True)->list[str]:
             rel = p.relative_to(site).as_posix()
             url = urljoin(base, rel)
             d.get(url)
+            if p.name == "explorer.html":  # a report's item explorer (reasoning_integrity.explore): no MathJax, model text
+                fails += _check_explorer(d, rel)
+                if shots: d.save_screenshot(str(shot_dir / (rel.replace("/", "__") + ".png")))
+                continue
             if not _wait_mathjax(d): fails.append(f"{rel}: MathJax did not finish")
             info = d.execute_script(_CHECK_JS)
             for src, complete, w in info["images"]:

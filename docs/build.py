@@ -183,6 +183,12 @@ def report_pages(max_rows:int)->list[str]:
             x.metadata.setdefault("myst", {})
             nbformat.write(x, page / "notebook.ipynb")
             L.append("The executed notebook, with its figures: [notebook](notebook.ipynb).\n")
+        if any((d / "records").glob("*.jsonl")):  # the per-item explorer, as a static page beside the report's
+            from reasoning_integrity.explore import write_html, load_items
+            write_html(d, out=extra.parent / "explorer.html")
+            n_items = len(load_items(d)[0])
+            L.append(f"Look inside each of its {n_items} items (steps, per-step signals, matrices, raw model text): "
+                     "[item explorer](explorer.html).\n")
         notes = rec.get("notes") or []
         if notes: L += ["## Notes\n"] + [f"- {html.escape(n)}" for n in notes] + [""]
         figs = sorted((d / "figures").glob("*.png"))

@@ -32,8 +32,12 @@ def _cmd_list(a) -> int:
     df = list_experiments(a.root)
     if df.empty: print("no experiment notebooks found"); return 0
     if not a.names:  # one line per experiment; `ri list NAME` for its parameters
+        from reasoning_integrity.runner import experiment_paths, notebook_limit
+        paths = experiment_paths(a.root)
         for name, g in df.groupby("name", sort=False):
-            print(f"{name:<22} {len(g):>3} parameters  profiles: {g.profiles.iloc[0] or '-'}")
+            lim = notebook_limit(paths[name])
+            lim = "(not declared)" if lim is None else "- (fixed size)" if not lim else ",".join(lim)
+            print(f"{name:<22} {len(g):>3} parameters  profiles: {g.profiles.iloc[0] or '-':<12} --limit sets: {lim}")
         print("\n`ri list NAME` shows an experiment's parameters, their defaults and each profile's values.")
         return 0
     unknown = sorted(set(a.names) - set(df.name))
@@ -52,7 +56,7 @@ def _cmd_reproduce(a) -> int:
     except ValueError as e: print(f"ri reproduce: {e}", file=sys.stderr); return 2
     try:
         res = reproduce(a.names or None, profile=a.profile, params=params, reports_dir=a.reports_dir, root=a.root,
-                        llm=a.llm, progress=not a.no_progress, timeout=a.timeout)
+                        llm=a.llm, progress=not a.no_progress, timeout=a.timeout, limit=a.limit, cache=a.cache)
     except (KeyError, ValueError) as e: print(f"ri reproduce: {e.args[0]}", file=sys.stderr); return 2  # unknown name, bad parameter
     print()
     _show(res)
@@ -61,6 +65,19 @@ def _cmd_reproduce(a) -> int:
     failed = (res.status != "ok").sum()
     print(f"\n{len(res) - failed} ok, {failed} failed; index: {res.attrs.get('index')}")
     return 1 if failed else 0
+
+def _cmd_view(a) -> int:
+    from reasoning_integrity.explore import write_html
+    from reasoning_integrity.runner import find_root
+    root = find_root(a.root)
+    rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
+    try: p = write_html(Path(rd) / a.name, out=a.out, max_items=a.max_items)
+    except FileNotFoundError as e: print(f"ri view: {e}", file=sys.stderr); return 2
+    print(f"wrote {p.resolve()}")
+    if not a.no_open:
+        import webbrowser
+        if not webbrowser.open(p.resolve().as_uri()): print("no browser found here: open the file above in one", file=sys.stderr)
+    return 0
 
 def _cmd_cache(a) -> int:
     try: from reasoning_integrity.models import cache
@@ -108,7 +125,19 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--root", default=None, help="repository root (default: this checkout, else the cwd)")
     r.add_argument("--timeout", type=float, default=None, help="seconds allowed per notebook cell")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
+    r.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="at most N items per experiment: sets each one's size knob (`ri list` names it; 0: all)")
+    r.add_argument("--cache", default="use", choices=("use", "refresh", "off"),
+                   help="model response caches: use (default), refresh (generate again and store), off (neither read nor write)")
     r.set_defaults(func=_cmd_reproduce)
+    v = sub.add_parser("view", help="browse a report's items in the browser (writes reports/NAME/explorer.html)")
+    v.add_argument("name", metavar="NAME", help="the experiment whose report to browse")
+    v.add_argument("--out", default=None, help="the HTML file to write (default: reports/NAME/explorer.html)")
+    v.add_argument("--max-items", type=int, default=None, help="only the first N items")
+    v.add_argument("--no-open", action="store_true", help="write the page without opening a browser")
+    v.add_argument("--reports-dir", default="reports", help="reports folder (relative to the repository root)")
+    v.add_argument("--root", default=None, help="repository root (default: this checkout, else the cwd)")
+    v.set_defaults(func=_cmd_view)
     c = sub.add_parser("cache", help="the model response cache")
     c.add_argument("action", choices=("info", "clear"))
     c.add_argument("--backend", default=None, help="clear only this backend's entries")

@@ -8,10 +8,11 @@ import json, os, time
 from pathlib import Path
 from typing import Any
 import pandas as pd
+from fastcore.basics import patch
 from .data import accessed_files
 
 # %% auto #0
-__all__ = ['CSV_DIGITS', 'resolve_params', 'Report']
+__all__ = ['CSV_DIGITS', 'ITEM_KEYS', 'resolve_params', 'Report', 'check_item']
 
 # %% ../nbs/02_report.ipynb #ad8a00b4
 def _same_kind(given, like)->bool:
@@ -84,7 +85,7 @@ class Report:
         self.name = name or self.dir.name
         (self.dir / "tables").mkdir(parents=True, exist_ok=True)
         (self.dir / "figures").mkdir(parents=True, exist_ok=True)
-        self.tables, self.figures, self.models, self.notes, self.resolved = [], [], {}, [], {}
+        self.tables, self.figures, self.models, self.notes, self.resolved, self.records = [], [], {}, [], {}, {}
         self.t0 = time.time()
 
     def table(self, df:pd.DataFrame, # the table
@@ -141,7 +142,7 @@ class Report:
     def finish(self)->dict:
         "Write manifest.json: tables, figures, models, notes and every data file read (with sha256)."
         m = dict(name=self.name, resolved_params=self.resolved, tables=self.tables, figures=self.figures, models=self.models, notes=self.notes,
-                 data_files=accessed_files(), seconds=round(time.time() - self.t0, 3))
+                 records=self.records, data_files=accessed_files(), seconds=round(time.time() - self.t0, 3))
         import sys
         if "reasoning_integrity.models.llm" in sys.modules:  # model calls of this run: cold (live) vs cached
             m["llm_calls"] = sys.modules["reasoning_integrity.models.llm"].call_totals()
@@ -149,3 +150,62 @@ class Report:
         (self.dir / "manifest.json").write_text(json.dumps(m, indent=2))
         if _in_ipython(): print(f"report written to {self.dir.resolve()}")
         return m
+
+# %% ../nbs/02_report.ipynb #7289ae78
+ITEM_KEYS = {"id", "title", "question", "reference", "answer", "prediction", "correct", "steps", "step_signals",
+             "matrices", "trace", "parse_problems", "raw", "fields"}
+
+def _plain(v):
+    "A JSON-ready copy of `v`: numpy scalars and arrays as Python values, floats rounded to CSV_DIGITS, NaN/inf as None."
+    import math
+    import numpy as np
+    if isinstance(v, dict): return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)): return [_plain(x) for x in v]
+    if isinstance(v, np.ndarray): return _plain(v.tolist())
+    if isinstance(v, (bool, np.bool_)): return bool(v)
+    if isinstance(v, (int, np.integer)): return int(v)
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        return None if not math.isfinite(v) else float(f"{v:.{CSV_DIGITS}g}")
+    if v is None or isinstance(v, str): return v
+    if getattr(v, "__module__", "").startswith("pandas") and pd.isna(v): return None
+    return str(v)
+
+def check_item(item:dict)->dict:
+    "A JSON-ready copy of one explorer item; raises `ValueError` naming what breaks the schema (see the table above)."
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not item["id"]:
+        raise ValueError(f"an item needs a non-empty string 'id': {str(item)[:80]}")
+    bad = set(item) - ITEM_KEYS
+    if bad: raise ValueError(f"item {item['id']}: unknown keys {sorted(bad)}; allowed {sorted(ITEM_KEYS)}")
+    out = _plain(item)
+    n = len(out.get("steps") or [])
+    for k, vals in (out.get("step_signals") or {}).items():
+        if not isinstance(vals, list) or len(vals) != n:
+            raise ValueError(f"item {item['id']}: step signal {k!r} has {len(vals) if isinstance(vals, list) else 'no'} "
+                             f"values for {n} steps")
+    for k, m in (out.get("matrices") or {}).items():
+        vals = m.get("values") if isinstance(m, dict) else None
+        if not isinstance(vals, list) or not all(isinstance(r, list) for r in vals) or len({len(r) for r in vals}) > 1:
+            raise ValueError(f"item {item['id']}: matrix {k!r} needs 'values', a rectangular list of rows")
+        nr, nc = len(vals), len(vals[0]) if vals else 0
+        for ax, size in (("rows", nr), ("cols", nc)):
+            if m.get(ax) is not None and len(m[ax]) != size:
+                raise ValueError(f"item {item['id']}: matrix {k!r} has {len(m[ax])} {ax} labels for {size} {ax}")
+        for ij in m.get("path") or []:
+            if len(ij) != 2 or not (0 <= ij[0] < nr and 0 <= ij[1] < nc):
+                raise ValueError(f"item {item['id']}: matrix {k!r} path cell {ij} outside {nr}x{nc}")
+    return out
+
+@patch
+def items(self:Report, items:list, # dicts in the schema above
+          name:str="items",         # file stem: records/<name>.jsonl
+         )->Path:
+    "Write per-item records for the explorer (checked, credentials masked, byte-stable); returns the file."
+    rows = [check_item(it) for it in items]
+    ids = [r["id"] for r in rows]
+    if len(set(ids)) != len(ids): raise ValueError(f"duplicate item ids in {name}: {sorted({i for i in ids if ids.count(i) > 1})[:5]}")
+    (self.dir / "records").mkdir(exist_ok=True)
+    p = self.dir / "records" / f"{name}.jsonl"
+    p.write_text("".join(_redact(json.dumps(r, sort_keys=True, ensure_ascii=False)) + "\n" for r in rows))
+    self.records[name] = len(rows)
+    return p

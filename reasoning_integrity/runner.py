@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import datetime as _dt
 import html
 import importlib.util
@@ -13,7 +14,10 @@ import io
 import json
 import os
 import platform
+import shutil
 import subprocess
+import tempfile
+import threading
 import time
 import tokenize
 from importlib import metadata
@@ -28,9 +32,9 @@ from tqdm.auto import tqdm
 from traitlets import default
 
 # %% auto #0
-__all__ = ['KEY_PACKAGES', 'find_root', 'experiment_paths', 'notebook_parameters', 'notebook_profiles', 'list_experiments',
-           'parse_value', 'parse_params', 'parameter_spec', 'has_credentials', 'check_params', 'package_versions',
-           'git_state', 'SameEnvKernelManager', 'run_experiment', 'reproduce', 'write_index']
+__all__ = ['KEY_PACKAGES', 'find_root', 'experiment_paths', 'notebook_parameters', 'notebook_profiles', 'notebook_limit',
+           'list_experiments', 'parse_value', 'parse_params', 'parameter_spec', 'has_credentials', 'check_params',
+           'package_versions', 'git_state', 'SameEnvKernelManager', 'run_experiment', 'reproduce', 'write_index']
 
 # %% ../nbs/90_runner.ipynb #ab038f05
 def _checkout() -> Path|None:
@@ -155,6 +159,24 @@ def notebook_profiles(path:str|Path, # an experiment notebook
             try: env[node.targets[0].id] = _node_value(node.value, env, strict=True)
             except ValueError: env.pop(node.targets[0].id, None)
     return {}
+
+# %% ../nbs/90_runner.ipynb #b19dc9d1
+def notebook_limit(path:str|Path, # an experiment notebook
+                  )->tuple[str, ...]|None:
+    "The parameters `--limit N` sets in `path` (its `LIMIT = ...`): `()` for a fixed-size experiment, `None` when undeclared."
+    nb = nbformat.read(path, as_version=4)
+    for c in _code_cells(nb):
+        tree = _parse_cell(c.source)
+        for node in tree.body if tree else []:
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                    and node.targets[0].id == "LIMIT"):
+                val = _node_value(node.value, {})
+                if val is None: return ()
+                vals = (val,) if isinstance(val, str) else tuple(val) if isinstance(val, (list, tuple)) else None
+                if vals is None or not all(isinstance(v, str) for v in vals):
+                    raise ValueError(f"{Path(path).name}: LIMIT must be a parameter name, a tuple of them or None, not {val!r}")
+                return vals
+    return None
 
 # %% ../nbs/90_runner.ipynb #d2d50ba0
 def list_experiments(root:str|Path|None=None, # repository root (see `find_root`)
@@ -336,6 +358,45 @@ def _clear_outputs(report_dir:Path, name:str):
         if f.is_dir() and not f.is_symlink(): shutil.rmtree(f)
         else: f.unlink()
 
+@contextlib.contextmanager
+def _kernel_env(**values):
+    "Environment variables for the kernels started inside the block (a kernel inherits this process's), restored after; adds a fresh $RI_PROGRESS_FILE."
+    tmpd = tempfile.mkdtemp(prefix="ri-progress-")
+    values = {**values, "RI_PROGRESS_FILE": os.path.join(tmpd, "calls.json")}
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try: yield values
+    finally:
+        for k, v in old.items():
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v
+        shutil.rmtree(tmpd, ignore_errors=True)
+
+class _CallMonitor:
+    "While a notebook runs: a tqdm line of its model calls (done, cached, failed, tokens/s) read from the kernel's progress file."
+    def __init__(self, name:str, path:str, show:bool, every:float=0.5):
+        self.name, self.path, self.show, self.every = name, path, show, every
+        self.last, self._stop, self._bar = None, threading.Event(), None
+    def _read(self):
+        try: d = json.loads(Path(self.path).read_text())
+        except (OSError, ValueError): return  # not written yet (no model call so far), or being replaced
+        if d == self.last: return
+        self.last = d
+        if not self.show: return
+        if self._bar is None: self._bar = tqdm(desc=f"{self.name} model calls", unit="call", leave=False)
+        self._bar.n = d.get("calls", 0)
+        tps = d.get("tokens_per_s")
+        self._bar.set_postfix_str(f"cached {d.get('cached', 0)}, failed {d.get('failed', 0)}"
+                                  + (f", {tps:.1f} tok/s" if tps else ""))
+    def _loop(self):
+        while not self._stop.wait(self.every): self._read()
+    def __enter__(self):
+        self._t = threading.Thread(target=self._loop, daemon=True); self._t.start()
+        return self
+    def __exit__(self, *exc):
+        self._stop.set(); self._t.join(); self._read()
+        if self._bar is not None: self._bar.close()
+
 def _error(e:BaseException) -> dict:
     "ename/evalue (and the failing cell for a notebook error) of an exception."
     from papermill.exceptions import PapermillExecutionError
@@ -351,9 +412,13 @@ def run_experiment(path:str|Path, # the experiment notebook
                    progress:bool=True, # papermill's per-cell progress bar (named after the notebook)
                    timeout:float|None=None, # seconds allowed per cell (`None`: no limit)
                    strict:bool=True, # refuse parameters the notebook does not declare (`reproduce` checks them itself)
+                   cache:str="use", # the model caches: `use`, `refresh` (generate again, store) or `off` ($RI_CACHE in the kernel)
+                   extra:dict|None=None, # more fields for run.json (e.g. what `--limit` set)
                   )->dict:
     "Run one experiment notebook with papermill; write and return its `run.json` record."
     import papermill as pm
+    from reasoning_integrity.models.cache import CACHE_MODES
+    if cache not in CACHE_MODES: raise ValueError(f"cache={cache!r}: expected one of {CACHE_MODES}")
     path, root = Path(path).resolve(), find_root(root)
     if strict: check_params({k: v for k, v in (parameters or {}).items() if k != "report_dir"}, {path.stem: path})
     name, report_dir = path.stem, Path(report_dir)
@@ -366,16 +431,18 @@ def run_experiment(path:str|Path, # the experiment notebook
     inject = {k: v for k, v in given.items() if k in defaults or k in ("profile", "report_dir")}
     rec = dict(name=name, notebook=_rel(path, root), executed_notebook=f"{name}.ipynb", status="running",
                error=None, parameters={**defaults, **inject}, injected=inject,
-               ignored_parameters=sorted(set(given) - set(inject)), started_at=_now())
+               ignored_parameters=sorted(set(given) - set(inject)), started_at=_now(), cache=cache, **(extra or {}))
     t0 = time.perf_counter()
-    try:
-        pm.execute_notebook(str(path), str(report_dir/f"{name}.ipynb"), parameters=inject, kernel_name="python3",
-                            language="python", cwd=str(root), execution_timeout=timeout,
-                            progress_bar={"desc": name, "leave": False} if progress else False,
-                            kernel_manager_class=SameEnvKernelManager)
-        rec["status"] = "ok"
-    except Exception as e:  # any failure of the run is recorded in run.json and the summary, never raised
-        rec.update(status="failed", error=_error(e))
+    with _kernel_env(RI_CACHE=cache) as env, _CallMonitor(name, env["RI_PROGRESS_FILE"], progress) as mon:
+        try:
+            pm.execute_notebook(str(path), str(report_dir/f"{name}.ipynb"), parameters=inject, kernel_name="python3",
+                                language="python", cwd=str(root), execution_timeout=timeout,
+                                progress_bar={"desc": name, "leave": False} if progress else False,
+                                kernel_manager_class=SameEnvKernelManager)
+            rec["status"] = "ok"
+        except Exception as e:  # any failure of the run is recorded in run.json and the summary, never raised
+            rec.update(status="failed", error=_error(e))
+    rec["model_calls"] = mon.last
     rec["wall_s"] = round(time.perf_counter() - t0, 3)
     rec["finished_at"] = _now()
     man, rec["warnings"] = {}, []
@@ -400,8 +467,14 @@ def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); 
               llm:str|None=None, # LLM spec given to every notebook with an `llm` parameter
               progress:bool=True, # show progress bars
               timeout:float|None=None, # seconds allowed per cell
+              limit:int|None=None, # at most this many items: sets each experiment's size knob (its `LIMIT`); 0: all
+              cache:str="use", # model caches: `use` (read and write), `refresh` (generate again and store) or `off`
              )->pd.DataFrame:
     "Run experiment notebooks with papermill into `reports_dir/<name>/` and write `reports_dir/index.html`."
+    from reasoning_integrity.models.cache import CACHE_MODES
+    if cache not in CACHE_MODES: raise ValueError(f"cache={cache!r}: expected one of {CACHE_MODES}")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise ValueError(f"limit={limit!r}: expected a whole number >= 0 (0: every item)")
     root = find_root(root)
     known = experiment_paths(root)
     names = list(known) if not names else list(names)
@@ -412,8 +485,19 @@ def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); 
     check_params(given, {n: known[n] for n in names})  # before any kernel starts
     recs = []
     for n in tqdm(names, desc="experiments", disable=not progress):
-        recs.append(run_experiment(known[n], reports_dir/n, given, root=root, progress=progress, timeout=timeout,
-                                   strict=False))
+        given_n, extra = given, {}
+        if limit is not None:
+            knobs = notebook_limit(known[n])
+            # an explicit -p for the knob wins; 0 means every item, i.e. the profile's own sizes
+            set_ = {k: limit for k in knobs or () if k not in (params or {})} if limit else {}
+            given_n = {**given, **set_}
+            extra["limit"] = dict(value=limit, parameters=sorted(set_),
+                                  note=("0: the profile's sizes" if limit == 0 else
+                                        "fixed-size experiment: --limit does not apply" if knobs == () else
+                                        "no LIMIT declared: --limit does not apply" if knobs is None else
+                                        f"set by -p instead: {sorted(set(knobs) - set(set_))}" if set(knobs) - set(set_) else None))
+        recs.append(run_experiment(known[n], reports_dir/n, given_n, root=root, progress=progress, timeout=timeout,
+                                   strict=False, cache=cache, extra=extra))
     index = write_index(reports_dir)
     res = pd.DataFrame([dict(name=r["name"], status=r["status"], wall_s=r["wall_s"], tables=len(r["tables"]),
                              figures=len(r["figures"]),

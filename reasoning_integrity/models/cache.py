@@ -14,8 +14,9 @@ import pandas as pd
 from ..data import cache_dir
 
 # %% auto #0
-__all__ = ['canonical_json', 'cache_key', 'wal_connect', 'select_in', 'default_cache_path', 'CacheError', 'CacheCorrupt',
-           'check_sqlite_file', 'Cache', 'cache_info', 'cache_clear', 'ArrayStore', 'cached_arrays']
+__all__ = ['CACHE_MODES', 'canonical_json', 'cache_key', 'wal_connect', 'select_in', 'default_cache_path', 'CacheError',
+           'CacheCorrupt', 'check_sqlite_file', 'cache_mode', 'Cache', 'cache_info', 'cache_clear', 'ArrayStore',
+           'cached_arrays']
 
 # %% ../../nbs/21_cache.ipynb #e92b0391
 _SECRET = re.compile(r"(api[_-]?key|token|secret|password|authorization)", re.I)
@@ -130,6 +131,14 @@ def _text(b:bytes)->str|bytes:
     try: return b.decode("utf-8")
     except UnicodeDecodeError: return b
 
+CACHE_MODES = ("use", "refresh", "off")
+
+def cache_mode()->str:
+    "The cache mode of this process, from $RI_CACHE: `use` (read and write, the default), `refresh` (write only: every response generated again) or `off` (neither)."
+    m = os.environ.get("RI_CACHE", "use").strip().lower() or "use"
+    if m not in CACHE_MODES: raise ValueError(f"RI_CACHE={m!r}: expected one of {CACHE_MODES}")
+    return m
+
 def _file_bytes(path:Path)->int:
     "Bytes on disk of an SQLite file with its -wal and -shm files."
     return sum(p.stat().st_size for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")) if p.is_file())
@@ -201,6 +210,7 @@ class Cache:
                  parse:Callable[[dict], object]|None=None, # turns a stored dict into the value returned; raises if unusable
                 )->dict[str, dict]:
         "The stored results (as dicts, or what `parse` makes of them) of the keys that are present and readable."
+        if cache_mode() != "use": return {}  # refresh / off: every response is generated again
         with self._lock:
             self._check_file()
             with self._sql():
@@ -228,6 +238,7 @@ class Cache:
             result:dict,  # the result to return on a hit
            ):
         "Store one response and commit it before returning (a read-only file: not stored, reported once)."
+        if cache_mode() == "off": return
         row = (key, backend, time.time(), canonical_json(request), canonical_json(result))
         with self._lock:
             if not self._readonly: self._check_file()
@@ -332,6 +343,7 @@ class ArrayStore:
     def get(self, keys:list[str], # keys to look up
            )->dict[str, np.ndarray]:
         "The stored arrays of the keys that are present (a blob whose length disagrees with its `dim` is skipped)."
+        if cache_mode() != "use": return {}
         got = {}
         with self._lock:
             if self.columns is None:
@@ -346,6 +358,7 @@ class ArrayStore:
     def put(self, items:dict[str, np.ndarray], # key -> 1-D array (length `len(columns)` when columns are named)
            ):
         "Store the arrays (replacing entries with the same key) and commit."
+        if cache_mode() == "off": return
         if self.columns is None:
             rows = [(k, int(np.shape(v)[0]), np.asarray(v, np.float32).tobytes()) for k, v in items.items()]
         else:

@@ -16,10 +16,10 @@ from tqdm import tqdm
 from .cache import Cache, cache_key, canonical_json, _clean_text
 
 # %% auto #0
-__all__ = ['BACKENDS', 'CALL_TOTALS', 'FAIL_FAST_ENV', 'Request', 'Result', 'EndpointError', 'TransientError',
+__all__ = ['BACKENDS', 'CALL_TOTALS', 'PROGRESS_ENV', 'FAIL_FAST_ENV', 'Request', 'Result', 'EndpointError', 'TransientError',
            'parse_retry_after', 'RetryPolicy', 'Backend', 'LocalBackend', 'register_backend', 'make_backend',
-           'BatchSummary', 'call_totals', 'summarize', 'redact_credentials', 'fail_fast_default', 'LLM', 'get_llm',
-           'replay_key', 'record_replay', 'ReplayFileError', 'ReplayBackend', 'replay_backend']
+           'BatchSummary', 'call_totals', 'live_progress', 'summarize', 'redact_credentials', 'fail_fast_default',
+           'LLM', 'get_llm', 'replay_key', 'record_replay', 'ReplayFileError', 'ReplayBackend', 'replay_backend']
 
 # %% ../../nbs/20_llm.ipynb #39c4e812
 class _JSONRecord:
@@ -257,6 +257,30 @@ def _add_totals(label:str, s:BatchSummary, live_s:float):
     t["calls"] += s.n; t["cached"] += s.cached; t["live"] += s.n - s.cached; t["failed"] += s.failed
     t["live_s"] = round(t["live_s"] + live_s, 3)
 
+PROGRESS_ENV = "RI_PROGRESS_FILE"  # set by `ri reproduce`: where a notebook's kernel reports its model calls as they happen
+_LIVE = dict(calls=0, cached=0, failed=0, tokens=0, live_s=0.0)
+_LIVE_STATE = dict(batch_t0=None, written=0.0)
+
+def live_progress()->dict:
+    "Model calls of this process so far, as `ri reproduce` shows them live: calls, cached, failed, tokens generated, live seconds."
+    d = dict(_LIVE)
+    if _LIVE_STATE["batch_t0"] is not None: d["live_s"] += time.perf_counter() - _LIVE_STATE["batch_t0"]
+    d["tokens_per_s"] = d["tokens"] / d["live_s"] if d["live_s"] > 0 else None
+    return d
+
+def _live(calls:int=0, cached:int=0, failed:int=0, tokens:int=0, force:bool=False):
+    "Count calls for `live_progress` and, when $RI_PROGRESS_FILE is set, write it there (at most twice a second)."
+    _LIVE["calls"] += calls; _LIVE["cached"] += cached; _LIVE["failed"] += failed; _LIVE["tokens"] += tokens
+    path = os.environ.get(PROGRESS_ENV)
+    now = time.perf_counter()
+    if not path or (not force and now - _LIVE_STATE["written"] < 0.5): return
+    _LIVE_STATE["written"] = now
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:  # atomic replace: the reader never sees half a file; a progress file that cannot be written is not an error
+        with open(tmp, "w") as f: json.dump(live_progress(), f)
+        os.replace(tmp, path)
+    except OSError: pass
+
 def summarize(results:list[Result], # results of one batch
               wall_s:float=0.0,     # its wall time
              )->BatchSummary:
@@ -408,15 +432,21 @@ class LLM:
             self._preflight_done = True
         bar = tqdm(total=len(requests), initial=len(requests) - sum(k in todo for k in keys),
                    disable=not progress, desc=self.backend.label, leave=False)
+        _live(calls=len(keys) - sum(k in todo for k in keys), cached=len(keys) - sum(k in todo for k in keys), force=True)
         if todo:
+            _LIVE_STATE["batch_t0"] = time.perf_counter()
             mult = Counter(keys)
             sem = asyncio.Semaphore(self.concurrency)
             async with self.backend.connect() as call:
                 async def one(k, r, d):
-                    out[k] = await self._run_one(call, r, d, k, sem)
+                    out[k] = res = await self._run_one(call, r, d, k, sem)
                     bar.update(mult[k])
+                    _live(calls=mult[k], failed=mult[k] * (not res.ok), tokens=int(res.usage.get("completion_tokens") or 0))
                 await asyncio.gather(*(one(k, r, d) for k, (r, d) in todo.items()))
         bar.close()
+        if todo: _LIVE["live_s"] += time.perf_counter() - _LIVE_STATE["batch_t0"]
+        _LIVE_STATE["batch_t0"] = None
+        _live(force=True)
         results = [out[k] for k in keys]
         self.last_summary = s = summarize(results, time.perf_counter() - t0)
         _add_totals(self.backend.label, s, s.wall_s if todo else 0.0)
