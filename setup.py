@@ -31,7 +31,7 @@ setuptools.setup(
     package_data={"reasoning_integrity": ["assets/*", "assets/**/*"]},
     python_requires=">=" + cfg["min_python"],
     install_requires=_reqs("requirements"),
-    extras_require={"dev": _reqs("dev_requirements"), "docs": _reqs("docs_requirements")},
+    extras_require={"dev": _reqs("dev_requirements"), "docs": _reqs("docs_requirements"), "ray": _reqs("ray_requirements")},
     entry_points={
         "console_scripts": cfg["console_scripts"].split(),
         "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],

@@ -162,6 +162,17 @@ def _md_note(md:Path)->str:
     return "" if note.startswith("|") else note
 
 
+def _drop_widgets(nb)->None:
+    "Widget state and widget views (tqdm bars drawn with ipywidgets in a kernel) out of a notebook: a static page cannot show them and myst-nb would load the widget manager from a CDN for them; their text form stays."
+    nb.metadata.pop("widgets", None)
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            data = o.get("data") or {}
+            if "application/vnd.jupyter.widget-view+json" in data:
+                o["data"] = {k: v for k, v in data.items() if k == "text/plain"}
+        if "outputs" in c: c["outputs"] = [o for o in c["outputs"] if o.get("output_type") != "display_data" or o.get("data")]
+
+
 def report_pages(max_rows:int)->list[str]:
     "One page per experiment in reports/: its run record, figures, tables and the executed notebook."
     pages = []
@@ -181,6 +192,7 @@ def report_pages(max_rows:int)->list[str]:
             x = nbformat.read(nb, as_version=4)
             x.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
             x.metadata.setdefault("myst", {})
+            _drop_widgets(x)
             nbformat.write(x, page / "notebook.ipynb")
             L.append("The executed notebook, with its figures: [notebook](notebook.ipynb).\n")
         if any((d / "records").glob("*.jsonl")):  # the per-item explorer, as a static page beside the report's

@@ -156,7 +156,8 @@ def report_html(report:str|Path, reports_dir:str|Path="reports", max_items:int|N
     warn = ""
     if problems: warn += f'<p class="ri-warn">{len(problems)} record line(s) could not be read: ' + "; ".join(map(html.escape, problems[:5])) + "</p>"
     if len(shown) < len(items): warn += f'<p class="ri-warn">first {len(shown)} of {len(items)} items shown</p>'
-    return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(d.name)}: items</title>'
+    return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">'
+            f'<title>{html.escape(d.name)}: items</title>'
             f"<style>{_PAGE_CSS}{_CSS}</style></head><body><nav><b>{html.escape(d.name)}</b> · {len(items)} items{nav}</nav>"
             f"<main>{warn}{secs}</main></body></html>")
 

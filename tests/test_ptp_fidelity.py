@@ -97,3 +97,5 @@ def test_modularity_study_never_tests_traces_the_model_did_not_write():
                                      abstract=[()] * 2, correct=[False, False]))}
     src, mod = modularity_study(Silent(), {"t": "def f(x): ..."}, traces, {"t": "f"}, n_resamples=50)
     assert (src.status == "no model traces").all() and (mod.note == "no model traces").all() and mod.p.isna().all()
+    iv = src.attrs["intervened"]   # the intervened rows per kind: none here
+    assert sorted(iv) == ["force", "split"] and all(len(d) == 0 and "raw" in d for d in iv.values())

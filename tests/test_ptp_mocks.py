@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from reasoning_integrity.metrics.ptp import parse_trace, read_program, check_steps
 from reasoning_integrity.ptp.mocks import arith_mock, dyck_mock, sports_mock, step_prompt
-from reasoning_integrity.protocols.ptp import run_ptp, single_step_accuracy, intervene, modularity_table, step_output
+from reasoning_integrity.protocols.ptp import (run_ptp, single_step_accuracy, intervene, modularity_table, step_output,
+                                               modularity_study)
 
 @pytest.mark.parametrize("mock", [sports_mock, arith_mock, dyck_mock], ids=lambda m: m.name)
 def test_generated_traces_parse_back(mock):
@@ -63,12 +64,18 @@ def test_protocols_with_scripted_model():
     ex = pd.DataFrame(dict(input=["((1 + 2) * (3 - 4)) =", "((2 * 3) + (4 - 1)) ="], target=["-3", "9"]))
     base = run_ptp(llm, prog, "multistep_arithmetic_two", ex).assign(task="m")
     assert base.correct.tolist() == [True, True]
+    assert base.raw.tolist() == [arith_mock.run(x)[0] for x in ex.input]   # the model's text, as generated
     acc = single_step_accuracy(llm, prog, [("eval_flat", "'1 + 2'")], {"eval_flat": arith_mock.steps[1].fn})
     assert acc.rule.tolist() == ["trace"] and acc.correct.tolist() == [False]   # first matching call: 0, not 3
+    assert acc.raw[0].startswith("Calling eval_flat('1 + 1')...\n...eval_flat returned 0")
     fz = intervene(llm, prog, base, "eval_flat", "force").assign(task="m")
     assert fz.changed.all() and len(fz) == 2
+    assert (fz.step_raw == acc.raw[0]).all() and all(o.endswith("\n" + r) for o, r in zip(fz.output, fz.raw))
     sp = intervene(llm, prog, base, "eval_flat", "split").assign(task="m")
-    assert sp.correct.all() and not sp.changed.any()
+    assert sp.correct.all() and not sp.changed.any() and sp.step_raw.isna().all()
+    src, _ = modularity_study(llm, {"m": prog}, {"m": base}, {"m": "eval_flat"}, n_resamples=50)
+    iv = src.attrs["intervened"]   # the study's intervened rows, per kind: the same calls as `intervene`'s
+    assert iv["split"].raw.tolist() == sp.raw.tolist() and iv["force"].step_raw.tolist() == fz.step_raw.tolist()
     m = modularity_table(base, sp, n_resamples=100)
     # nothing moved: the step-count t-test has no p (flagged), the other two have p = 1
     assert np.isnan(m.p[0]) and m.degenerate[0] and m.p[1:].tolist() == [1.0, 1.0] and (m.p_hat[1:] == 1.0).all()
@@ -83,4 +90,4 @@ def test_model_errors_are_rows_not_exceptions():
             return [SimpleNamespace(text="", error="Timeout: 30s", finish_reason=None) for _ in reqs]
     ex = pd.DataFrame(dict(input=["((1 + 2) * (3 - 4)) ="], target=["-3"]))
     r = run_ptp(Failing(), arith_mock.program(), "multistep_arithmetic_two", ex)
-    assert r.error.tolist() == ["Timeout: 30s"] and r.correct.tolist() == [False]
+    assert r.error.tolist() == ["Timeout: 30s"] and r.correct.tolist() == [False] and r.raw.tolist() == [""]

@@ -11,9 +11,10 @@ import numpy as np
 
 from ..data import cache_dir
 from .cache import ArrayStore, cached_arrays
+from ..executor import remote_executor
 
 # %% auto #0
-__all__ = ['default_embedding_model', 'Embedder']
+__all__ = ['default_embedding_model', 'Embedder', 'EmbedWorker']
 
 # %% ../../nbs/25_embed.ipynb #5bc0a53d
 def default_embedding_model()->Path:
@@ -37,7 +38,9 @@ class Embedder:
                  disk_cache:bool=True, # also keep them in SQLite under `cache_dir('embeddings')` (when `cache`)
                  cache_path:str|Path|None=None, # SQLite file instead of the default
                  device:str="cpu", # torch device
+                 executor=None, # where texts are encoded: 'local', 'ray', an `executor` object; None: $RI_EXECUTOR, else local
                 ):
+        self.executor = executor
         self.model_name = str(default_embedding_model() if model is None else model)
         self.is_default = model is None
         self.batch_size, self.device = batch_size, device
@@ -76,8 +79,21 @@ class Embedder:
         self.n_texts += len(texts)
         def _encode(todo):
             self.n_encoded += len(todo)
-            return self.model.encode(todo, batch_size=self.batch_size, convert_to_numpy=True,
-                                     normalize_embeddings=True, show_progress_bar=progress).astype(np.float32)
+            # our own batches (longest first, stable), each one forward pass: sentence-transformers' internal batching
+            # changes between versions, and a remote executor must form exactly the batches this process would
+            order = sorted(range(len(todo)), key=lambda i: -len(todo[i]))
+            ex = remote_executor(self.executor)
+            out = None
+            for start, ys in (ex.imap_batches(EmbedWorker, [todo[i] for i in order], self.batch_size,
+                                              dict(model=self.model_name, batch_size=self.batch_size)) if ex is not None
+                              else ((s, _encode_batch(self.model, [todo[i] for i in order[s:s + self.batch_size]]))
+                                    for s in range(0, len(todo), self.batch_size))):
+                idx = order[start:start + len(ys)]
+                ys = np.asarray(ys, dtype=np.float32)
+                if out is None: out = np.zeros((len(todo), ys.shape[1]), dtype=np.float32)
+                out[idx] = ys
+                if ex is not None and self._db is not None: self._db.put({keys[todo[i]]: out[i] for i in idx})  # as it arrives
+            return out
         vecs, n_cached = cached_arrays(keys, _encode, self._mem, self._db)
         self.n_cached += n_cached
         if not texts: return np.zeros((0, self.dim), dtype=np.float32)
@@ -90,3 +106,14 @@ class Embedder:
         return {"model": self.model_name, "identity": self.identity, "default": self.is_default}
 
     def __repr__(self): return f"Embedder({self.identity!r}, batch_size={self.batch_size})"
+
+def _encode_batch(model, texts:list)->np.ndarray:
+    "One forward pass over `texts`: unit-norm float32 rows."
+    return model.encode(list(texts), batch_size=max(len(texts), 1), convert_to_numpy=True, normalize_embeddings=True,
+                        show_progress_bar=False).astype(np.float32)
+
+class EmbedWorker:
+    "An executor worker: loads a sentence embedder once, then encodes lists of texts, one forward pass each."
+    def __init__(self, model:str, batch_size:int=64):
+        self.e = Embedder(model, batch_size=batch_size, cache=False)
+    def __call__(self, texts:list)->list: return _encode_batch(self.e.model, texts).tolist()

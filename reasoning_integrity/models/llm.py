@@ -19,7 +19,8 @@ from .cache import Cache, cache_key, canonical_json, _clean_text
 __all__ = ['BACKENDS', 'CALL_TOTALS', 'PROGRESS_ENV', 'FAIL_FAST_ENV', 'Request', 'Result', 'EndpointError', 'TransientError',
            'parse_retry_after', 'RetryPolicy', 'Backend', 'LocalBackend', 'register_backend', 'make_backend',
            'BatchSummary', 'call_totals', 'live_progress', 'summarize', 'redact_credentials', 'fail_fast_default',
-           'LLM', 'get_llm', 'replay_key', 'record_replay', 'ReplayFileError', 'ReplayBackend', 'replay_backend']
+           'LLM', 'get_llm', 'replay_key', 'record_replay', 'ReplayFileError', 'ReplayBackend', 'replay_backend',
+           'PoolBackend', 'pool_backend']
 
 # %% ../../nbs/20_llm.ipynb #39c4e812
 class _JSONRecord:
@@ -605,3 +606,65 @@ def replay_backend(rest:str, # path of the JSONL recording
                   )->ReplayBackend:
     "Factory for `replay:<file>` specs."
     return ReplayBackend(rest, **params)
+
+# %% ../../nbs/20_llm.ipynb #acd88f86
+class PoolBackend(Backend):
+    "Requests spread over several backends serving the same model, least-loaded first, `per_endpoint` in flight on each."
+    kind = "pool"
+    def __init__(self, members:list[Backend], # the endpoints (same model)
+                 per_endpoint:int|None=None, # requests in flight per member (None: the first member's default)
+                ):
+        if not members: raise ValueError("a pool needs at least one member")
+        self.members = list(members)
+        self.per_endpoint = int(per_endpoint or members[0].default_concurrency)
+        self.default_concurrency = self.per_endpoint * len(self.members)
+        self.default_timeout = members[0].default_timeout
+        self.served = Counter()  # member endpoint -> requests answered (for checks and benchmarks)
+
+    @property
+    def identity(self)->dict:
+        "The first member's identity without its URL: replicas of one model share cache entries."
+        return {k: v for k, v in self.members[0].identity.items() if k not in ("base_url", "query", "path")}
+
+    @property
+    def label(self)->str: return f"pool:{self.identity.get('model', '')}×{len(self.members)}"
+
+    @property
+    def endpoint(self)->str: return " | ".join(m.endpoint for m in self.members)
+
+    async def preflight(self, timeout:float=5.0):
+        "Every member checked; unreachable ones are dropped with a warning, and `EndpointError` when none answers."
+        alive = []
+        for m in self.members:
+            try: await m.preflight(timeout); alive.append(m)
+            except EndpointError as e: warnings.warn(f"pool: {e}; going on without it", stacklevel=2)
+        if not alive: raise EndpointError(f"no endpoint of the pool can be reached: {self.endpoint}")
+        self.members = alive
+
+    @contextlib.asynccontextmanager
+    async def connect(self):
+        async with contextlib.AsyncExitStack() as stack:
+            calls = [await stack.enter_async_context(m.connect()) for m in self.members]
+            free = [self.per_endpoint] * len(calls)
+            cond = asyncio.Condition()
+            async def call(req):
+                async with cond:
+                    await cond.wait_for(lambda: max(free) > 0)
+                    i = max(range(len(free)), key=free.__getitem__)  # the member with the most free slots
+                    free[i] -= 1
+                try:
+                    res = await calls[i](req)
+                    self.served[self.members[i].endpoint] += 1
+                    return res
+                finally:
+                    async with cond: free[i] += 1; cond.notify()
+            yield call
+
+@register_backend("pool")
+def pool_backend(rest:str, # member specs joined by '|'
+                 per_endpoint:int|None=None, # requests in flight per member
+                 **params, # passed to every member's backend
+                )->PoolBackend:
+    "Factory for `pool:<spec>|<spec>...` specs."
+    specs = [s.strip() for s in rest.split("|") if s.strip()]
+    return PoolBackend([make_backend(s, **params) for s in specs], per_endpoint=per_endpoint)

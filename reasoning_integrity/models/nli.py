@@ -11,10 +11,11 @@ import numpy as np
 
 from ..data import cache_dir
 from .cache import ArrayStore, cached_arrays
+from ..executor import remote_executor
 
 # %% auto #0
-__all__ = ['LABELS', 'label_columns', 'NLIModelMissing', 'default_nli_path', 'model_identity', 'forward_probs', 'NLIScorer',
-           'make_tiny_nli_model', 'ScriptedNLI']
+__all__ = ['LABELS', 'label_columns', 'NLIModelMissing', 'default_nli_path', 'model_identity', 'forward_probs', 'NLIWorker',
+           'NLIScorer', 'make_tiny_nli_model', 'ScriptedNLI']
 
 # %% ../../nbs/26_nli.ipynb #b030c466
 LABELS = ("entailment", "neutral", "contradiction")
@@ -93,6 +94,16 @@ def forward_probs(model, # a `transformers` sequence-classification model (in ev
     return out
 
 # %% ../../nbs/26_nli.ipynb #f68de25c
+class NLIWorker:
+    "An executor worker: loads an NLI model once, then scores lists of (premise, hypothesis) pairs, one forward pass each."
+    def __init__(self, model:str, batch_size:int=32, max_length:int=256, id2label:dict|None=None):
+        self.s = NLIScorer(model, batch_size=batch_size, cache=False, max_length=max_length, id2label=id2label)
+    def __call__(self, pairs:list)->list:
+        m = self.s._load()
+        raw = forward_probs(m, self.s._tok, [p for p, _ in pairs], [h for _, h in pairs], batch_size=self.s.batch_size,
+                            max_length=self.s.max_length)
+        return raw[:, self.s._cols].tolist()
+
 class NLIScorer:
     "Entailment / neutral / contradiction probabilities for sentence pairs; batched, deduplicated, cached."
     LABELS = LABELS
@@ -105,7 +116,9 @@ class NLIScorer:
                  cache_path:str|Path|None=None, # SQLite file; default `cache_dir('nli')/nli.sqlite`
                  id2label:dict|None=None, # override the model's label names (for models without named labels)
                  device:str="cpu", # torch device
+                 executor=None, # where pairs are scored: 'local', 'ray', an `executor` object; None: $RI_EXECUTOR, else local
                 ):
+        self.executor = executor
         self.model_name = str(_resolve_default() if model is None else model)
         self.is_default = model is None
         self.batch_size, self.max_length, self.device, self._id2label = batch_size, max_length, device, id2label
@@ -143,6 +156,8 @@ class NLIScorer:
         keys = {pq: self.key(*pq) for pq in uniq}
         self.n_pairs += len(pairs); self.n_unique += len(uniq)
         def _score(todo):
+            ex = remote_executor(self.executor)
+            if ex is not None: return self._score_on(ex, todo, keys, progress)
             model = self._load()
             bar = None
             if progress:
@@ -162,6 +177,21 @@ class NLIScorer:
         return np.stack([scores[pq] for pq in pairs]).astype(np.float32)
 
     __call__ = predict
+
+    def _score_on(self, ex, todo:list, keys:dict, progress:bool)->np.ndarray:
+        "Score `todo` through a non-local executor: the batches `forward_probs` would form, each cached as it arrives."
+        order = sorted(range(len(todo)), key=lambda i: len(todo[i][0]) + len(todo[i][1]))  # forward_probs' own order
+        out = np.zeros((len(todo), 3), dtype=np.float32)
+        kw = dict(model=self.model_name, batch_size=self.batch_size, max_length=self.max_length, id2label=self._id2label)
+        from tqdm.auto import tqdm
+        with tqdm(total=len(todo), desc=f"NLI ({ex.name})", unit="pair", disable=not progress) as bar:
+            for start, ys in ex.imap_batches(NLIWorker, [todo[i] for i in order], self.batch_size, kw):
+                idx = order[start:start + len(ys)]
+                out[idx] = np.asarray(ys, dtype=np.float32)
+                if self._db is not None: self._db.put({keys[todo[i]]: out[i] for i in idx})  # before the next batch
+                self.n_forward += 1; bar.update(len(idx))
+        self.n_scored += len(todo)
+        return out
 
     def stats(self)->dict:
         "Counters: pairs asked for, distinct pairs, served from cache, scored by the model, forward passes."

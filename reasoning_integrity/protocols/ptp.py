@@ -13,7 +13,7 @@ from ..metrics.ptp_stats import (sign_test, paired_t, paired_t_degenerate, js_pe
 from ..ptp.mocks import trace_prompt, step_prompt, completion_prompt
 
 # %% auto #0
-__all__ = ['PTP_STOP', 'COT_STOP', 'MODULARITY_COLUMNS', 'run_ptp', 'cot_answer', 'run_cot', 'step_output',
+__all__ = ['PTP_STOP', 'COT_STOP', 'INTERVENE_COLUMNS', 'MODULARITY_COLUMNS', 'run_ptp', 'cot_answer', 'run_cot', 'step_output',
            'single_step_accuracy', 'intervene', 'modularity_table', 'modularity_study']
 
 # %% ../../nbs/35_ptp_protocols.ipynb #11324ef2
@@ -34,6 +34,10 @@ def _strip_fence(text: str) -> str:
     "Drop Markdown code fences the model may wrap its output in."
     return "\n".join(l for l in (text or "").split("\n") if not l.strip().startswith("```"))
 
+def _raw(r) -> str:
+    "The model's raw text of a result (\"\" when the request failed)."
+    return "" if r.error else (r.text or "")
+
 # %% ../../nbs/35_ptp_protocols.ipynb #cc435c93
 def run_ptp(llm,  # object with `generate(list[Request]) -> list[Result]`
             program: str,  # prompt program
@@ -43,7 +47,7 @@ def run_ptp(llm,  # object with `generate(list[Request]) -> list[Result]`
             template: str|None=None,  # PTP template (default: the paper's)
             progress: bool=False,  # progress bar
            ) -> pd.DataFrame:
-    "PTP on each example: one row with output, answer, correctness, steps, abstract trace, problems, error."
+    "PTP on each example: one row with output, answer, correctness, steps, abstract trace, problems, error, raw text."
     prog = read_program(program)
     res = _generate(llm, [trace_prompt(program, task, x, template) for x in examples.input], max_tokens, progress)
     rows = []
@@ -53,7 +57,7 @@ def run_ptp(llm,  # object with `generate(list[Request]) -> list[Result]`
         rows.append(dict(index=i, input=ex.input, target=ex.target, output=text, answer=pt.answer,
                          correct=is_correct(pt.answer, ex.target), n_steps=pt.n_steps, abstract=pt.abstract,
                          well_formed=pt.well_formed, problems=";".join(sorted({p.kind for p in pt.problems})),
-                         error=r.error, finish_reason=getattr(r, "finish_reason", None)))
+                         error=r.error, finish_reason=getattr(r, "finish_reason", None), raw=_raw(r)))
     return pd.DataFrame(rows)
 
 def cot_answer(text: str,  # CoT output
@@ -68,7 +72,7 @@ def run_cot(llm,  # object with `generate`
             max_tokens: int=512,  # generation limit
             progress: bool=False,  # progress bar
            ) -> pd.DataFrame:
-    "CoT on each example: output, answer, correctness, error."
+    "CoT on each example: output (cut at the next question), answer, correctness, error, raw text."
     prompts = [f"{cot_prompt.rstrip()}\n\nQ: {x}\nA: Let's think step by step.\n" for x in examples.input]
     res = _generate(llm, prompts, max_tokens, progress, stop=COT_STOP)
     rows = []
@@ -76,7 +80,7 @@ def run_cot(llm,  # object with `generate`
         text = "" if r.error else (r.text or "").split("\n\nQ:")[0]
         a = cot_answer(text)
         rows.append(dict(index=i, input=ex.input, target=ex.target, output=text, answer=a,
-                         correct=is_correct(a, ex.target), error=r.error))
+                         correct=is_correct(a, ex.target), error=r.error, raw=_raw(r)))
     return pd.DataFrame(rows)
 
 # %% ../../nbs/35_ptp_protocols.ipynb #585fe82f
@@ -103,7 +107,7 @@ def single_step_accuracy(llm,  # object with `generate`
                          oracles: dict,  # step name -> Python function computing the correct output
                          max_tokens: int=256,  # generation limit
                         ) -> pd.DataFrame:
-    "Run each oracle-checkable call as a single step: one row with the model's output, the oracle's and correctness."
+    "Run each oracle-checkable call as a single step: one row with output read, oracle's value, correctness, raw text."
     prog = read_program(program)
     todo = [(s, a) for s, a in calls if s in oracles]
     res = _generate(llm, [step_prompt(program, s, a) for s, a in todo], max_tokens)
@@ -115,8 +119,9 @@ def single_step_accuracy(llm,  # object with `generate`
         except (ValueReadError, Exception) as e: want, oerr = None, f"{type(e).__name__}: {e}"
         ok = _values_equal(out, want, prog.records) if oerr is None else None
         rows.append(dict(step=s, args=a, output=out, rule=rule, oracle=repr(want), correct=bool(ok),
-                         unreadable=ok is None, error=r.error or oerr))
-    return pd.DataFrame(rows, columns=["step", "args", "output", "rule", "oracle", "correct", "unreadable", "error"])
+                         unreadable=ok is None, error=r.error or oerr, raw=_raw(r)))
+    return pd.DataFrame(rows, columns=["step", "args", "output", "rule", "oracle", "correct", "unreadable", "error",
+                                       "raw"])
 
 # %% ../../nbs/35_ptp_protocols.ipynb #9c343f93
 def _cut(text: str, step: str):
@@ -126,6 +131,9 @@ def _cut(text: str, step: str):
         if s.fn == step and s.ret_line is not None: return text.split("\n"), s
     return None
 
+INTERVENE_COLUMNS = ["index", "step", "kind", "output", "answer", "correct", "n_steps", "abstract", "changed", "error",
+                     "raw", "step_raw", "step_error"]
+
 def intervene(llm,  # object with `generate`
               program: str,  # prompt program
               traces: pd.DataFrame,  # `run_ptp` rows (columns `output, target`)
@@ -134,17 +142,17 @@ def intervene(llm,  # object with `generate`
               max_tokens: int=1024,  # generation limit for the completion
               max_tokens_step: int=256,  # generation limit for the single-step prompt (kind 'force')
              ) -> pd.DataFrame:
-    "Intervened traces: one row per trace holding the step (index, new output, answer, correct, n_steps, abstract, changed)."
+    "Intervened traces: one row per trace holding the step (new output, answer, correct, n_steps, changed, raw texts)."
     if kind not in ("force", "split"): raise ValueError("kind must be 'force' or 'split'")
     prog = read_program(program)
     cuts = [(i, _cut(r.output, step)) for i, r in traces.iterrows()]
     cuts = [(i, c) for i, c in cuts if c is not None]
-    new_y = {}
+    new_y, step_raw, step_err = {}, {}, {}
     if kind == "force":
         res = _generate(llm, [step_prompt(program, step, c[1].args) for _, c in cuts], max_tokens_step)
         for (i, c), r in zip(cuts, res):
             y, _ = step_output(r.text or "", step) if not r.error else (None, "error")
-            new_y[i] = y if y is not None else c[1].ret
+            new_y[i], step_raw[i], step_err[i] = (y if y is not None else c[1].ret), _raw(r), r.error
     prefixes = {}
     for i, (lines, s) in cuts:
         pre = lines[:s.ret_line + 1]
@@ -159,8 +167,9 @@ def intervene(llm,  # object with `generate`
         t = traces.loc[i]
         rows.append(dict(index=t["index"], step=step, kind=kind, output=full, answer=pt.answer,
                          correct=is_correct(pt.answer, t.target), n_steps=pt.n_steps, abstract=pt.abstract,
-                         changed=(new_y.get(i, s.ret) != s.ret), error=r.error))
-    return pd.DataFrame(rows)
+                         changed=(new_y.get(i, s.ret) != s.ret), error=r.error, raw=_raw(r),
+                         step_raw=step_raw.get(i), step_error=step_err.get(i)))
+    return pd.DataFrame(rows, columns=INTERVENE_COLUMNS)
 
 # %% ../../nbs/35_ptp_protocols.ipynb #38111da8
 def modularity_table(base: pd.DataFrame,  # `run_ptp` rows (with a `task` column)
@@ -194,6 +203,14 @@ def modularity_table(base: pd.DataFrame,  # `run_ptp` rows (with a `task` column
 # %% ../../nbs/35_ptp_protocols.ipynb #fa96dab6
 MODULARITY_COLUMNS = ["task", "step", "intervention", "statistic", "n", "value", "p", "p_hat", "degenerate", "note"]
 
+class _Frames(dict):
+    "{name: DataFrame} that compares by content: pandas compares `attrs` with `==` when it concatenates frames."
+    def __eq__(self, other):
+        return (isinstance(other, dict) and self.keys() == other.keys()
+                and all(isinstance(other[k], pd.DataFrame) and self[k].equals(other[k]) for k in self))
+    def __ne__(self, other): return not self == other
+    __hash__ = None
+
 def modularity_study(llm,  # object with `generate`
                      programs: dict[str, str],  # task -> prompt program
                      traces: dict[str, pd.DataFrame],  # task -> `run_ptp` rows of the model
@@ -204,7 +221,7 @@ def modularity_study(llm,  # object with `generate`
                      max_tokens_step: int=256,  # single-step limit (force)
                      n_resamples: int=1000,  # permutation resamples
                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    "(bases: task, step, intervention, traces_with_step, used, status; modularity rows, `MODULARITY_COLUMNS`)."
+    "(bases: task, step, intervention, traces_with_step, used, status, `attrs['intervened']`; modularity rows)."
     srcs, iv, bases = [], {k: [] for k in kinds}, {k: [] for k in kinds}
     for t, step in steps.items():   # task by task, so calls sharing a program run back to back
         if t not in traces: continue
@@ -226,4 +243,6 @@ def modularity_study(llm,  # object with `generate`
                                for st in ("S_numSteps", "S_absTrace", "S_corr")], columns=MODULARITY_COLUMNS))
     parts = [p for p in parts if len(p)]
     mod = pd.concat(parts, ignore_index=True)[MODULARITY_COLUMNS] if parts else pd.DataFrame(columns=MODULARITY_COLUMNS)
+    src.attrs["intervened"] = _Frames({k: pd.concat(iv[k], ignore_index=True) if iv[k] else
+                                       pd.DataFrame(columns=INTERVENE_COLUMNS + ["task"]) for k in kinds})
     return src, mod

@@ -6,12 +6,12 @@
 from __future__ import annotations
 import json, random
 from ..core import BeliefState, state_json
-from ..datasets.rep_tasks import RepTask
-from ..models.llm import LocalBackend, Request, Result
+from ..datasets.rep_tasks import RepTask, rep_problems
+from ..models.llm import LocalBackend, Request, Result, register_backend
 from .rep_perturb import perturb_task
 
 # %% auto #0
-__all__ = ['carry_on', 'NoisyOracle']
+__all__ = ['carry_on', 'NoisyOracle', 'noisy_oracle_backend']
 
 # %% ../../nbs/64_rep_oracle.ipynb #a52e2322
 def _final_turn(req: Request) -> str:
@@ -112,3 +112,15 @@ class NoisyOracle(LocalBackend):
         states, ans, _ = self.solve(req)
         form = "paired" if '{"h":' in (req.prompt or json.dumps(req.messages)) else "parallel"
         return Result(text=json.dumps({"steps": [state_json(s, form) for s in states], "answer": ans}), finish_reason="stop")
+
+@register_backend("noisy-oracle")
+def noisy_oracle_backend(rest:str, # 'n=10,seed=0[,error=0.1,sample_error=0.2,repair=0.8,draw_seed=0]'
+                         **params, # NoisyOracle arguments
+                        )->NoisyOracle:
+    "Factory for `noisy-oracle:n=N,seed=S,...` specs: the oracle over `rep_problems(N, seed=S)`, the problems `rep_protocol` draws with `n_problems=N, seed=S` (registered when this module is imported)."
+    kv = dict(x.split("=", 1) for x in rest.split(",") if "=" in x)
+    n, task_seed = int(kv.pop("n", 50)), int(kv.pop("seed", 0))
+    draw = int(kv.pop("draw_seed", 0))
+    bad = set(kv) - {"error", "sample_error", "repair"}
+    if bad: raise ValueError(f"noisy-oracle spec {rest!r}: unknown {sorted(bad)}; known n, seed, error, sample_error, repair, draw_seed")
+    return NoisyOracle(rep_problems(n, seed=task_seed), seed=draw, **{k: float(v) for k, v in kv.items()}, **params)

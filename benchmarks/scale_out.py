@@ -1,0 +1,122 @@
+"""Scale-out: NLI pair scoring on one Ray actor vs two, and LLM calls to one stub endpoint vs a pool of two.
+
+Both ratios are measured in this process against a baseline run the same way (same inputs, same settings):
+- NLI: the same distinct pairs scored through `RayExecutor(num_workers=1)` and `RayExecutor(num_workers=2)`, one torch
+  thread per actor (so two actors use the two cores), caches off; the time includes each map's actor start-up and
+  model load, as a real run pays it. Target: two actors >= 1.6x one. The project's NLI model is used when built
+  (`ri models build-nli`), else a random-weight model of the same tokenizer (the throughput is then not the real one).
+- LLM: the same requests to the project's OpenAI-compatible stub (its own process, loopback, fixed latency) through
+  one endpoint with `per_endpoint` requests in flight, then through `pool:` of two such endpoints. Target: >= 1.8x.
+Then a cost model: pairs/s per worker, calls/s per endpoint, and what they predict for a full SCOS run (4,241
+ScienceQA questions x k = 10 sampled chains), with the NLI pairs per chain counted by `ChainScorer` on the 90 logged
+ScienceQA chains of `reports/alignment_logged` (a counting scorer, no model).
+
+    .venv/bin/python benchmarks/scale_out.py [--pairs 1200] [--requests 160] [--latency 0.1] [--per-endpoint 4]
+"""
+import argparse, json, os, tempfile, time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pairs(n, seed=0):
+    "n distinct premise/hypothesis pairs of 8-30 words (the length of ScienceQA explanation sentences)."
+    rng = np.random.default_rng(seed)
+    words = ("the a an cat dog plant river heat energy force magnet water cell animal moves grows is not never always "
+             "because so therefore more less warmer colder larger smaller trait inherited acquired rhyme sound").split()
+    s = lambda: " ".join(rng.choice(words, size=int(rng.integers(8, 31))))
+    return [s() for _ in range(n)], [s() for _ in range(n)]
+
+
+def nli_model():
+    try:
+        from reasoning_integrity.models.nli import _resolve_default
+        return str(_resolve_default()), "project NLI model (MiniLM-L6 cross-encoder)"
+    except Exception:
+        from reasoning_integrity.models.nli import make_tiny_nli_model
+        return str(make_tiny_nli_model(Path(tempfile.mkdtemp()) / "tiny")), "random-weight 2-layer model (NLI model not built)"
+
+
+def bench_nli(n_pairs):
+    import ray, torch
+    from reasoning_integrity.executor import RayExecutor
+    from reasoning_integrity.models.nli import NLIScorer
+    model, what = nli_model()
+    P, H = _pairs(n_pairs)
+    torch.set_num_threads(1)
+    t0 = time.perf_counter(); NLIScorer(model, cache=False).predict(P[:200], H[:200]); local = 200 / (time.perf_counter() - t0)
+    out, times = {}, {}
+    ex = RayExecutor(num_workers=1, num_cpus=os.cpu_count(), threads=1)
+    NLIScorer(model, cache=False, executor=ex).predict(P[:64], H[:64])   # warm-up: Ray's own start (not timed)
+    for n in (1, 2):
+        ex.num_workers = n
+        t0 = time.perf_counter()
+        out[n] = NLIScorer(model, cache=False, executor=ex).predict(P, H)
+        times[n] = time.perf_counter() - t0
+    ray.shutdown()
+    assert np.array_equal(out[1], out[2])
+    return dict(model=what, pairs=n_pairs, local_1thread_pairs_s=local, one_s=times[1], two_s=times[2],
+                ratio=times[1] / times[2], per_worker_pairs_s=n_pairs / times[2] / 2)
+
+
+def bench_llm(n, latency, per):
+    from reasoning_integrity.models.llm import Request, get_llm
+    from reasoning_integrity.models.openai_backend import stub_server
+    reqs = [Request(messages=[{"role": "user", "content": f"request {i}"}], max_tokens=16) for i in range(n)]
+    with stub_server(latency=latency) as u1, stub_server(latency=latency) as u2:
+        one = get_llm(f"openai-compatible:{u1}#stub", cache=False, concurrency=per)
+        pool = get_llm(f"pool:openai-compatible:{u1}#stub|openai-compatible:{u2}#stub", cache=False, per_endpoint=per)
+        one.generate(reqs[:per], progress=False); pool.generate(reqs[:2 * per], progress=False)   # warm-up
+        t0 = time.perf_counter(); a = one.generate(reqs, progress=False); t1 = time.perf_counter() - t0
+        t0 = time.perf_counter(); b = pool.generate(reqs, progress=False); t2 = time.perf_counter() - t0
+    assert [r.text for r in a] == [r.text for r in b] and all(r.ok for r in b)
+    return dict(requests=n, latency=latency, per_endpoint=per, one_s=t1, two_s=t2, ratio=t1 / t2,
+                calls_s_per_endpoint=n / t2 / 2, served=dict(pool.backend.served))
+
+
+def pairs_per_chain():
+    "NLI pairs `ChainScorer` asks for per (reference, chain) item, on the logged ScienceQA chains (a counting scorer)."
+    from reasoning_integrity.metrics.divergence import hashing_embedder
+    from reasoning_integrity.protocols.scos import ChainScorer
+    class Count:
+        n = 0
+        def predict(self, p, h, progress=False): Count.n += len(p); return np.full((len(p), 3), 1 / 3)
+    recs = [json.loads(l) for l in (ROOT / "reports/alignment_logged/records/items.jsonl").read_text().splitlines()]
+    refs = [[l.split(" ", 1)[1] for l in r["reference"].splitlines()] for r in recs if r.get("reference") and r.get("steps")]
+    chains = [r["steps"] for r in recs if r.get("reference") and r.get("steps")]
+    ChainScorer(Count(), hashing_embedder()).score(refs, chains)
+    return Count.n / len(chains), len(chains)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=1200)
+    ap.add_argument("--requests", type=int, default=160)
+    ap.add_argument("--latency", type=float, default=0.1)
+    ap.add_argument("--per-endpoint", type=int, default=4)
+    a = ap.parse_args()
+    load0 = os.getloadavg()[0]
+    nl = bench_nli(a.pairs)
+    ll = bench_llm(a.requests, a.latency, a.per_endpoint)
+    ppc, n_items = pairs_per_chain()
+    print(f"NLI ({nl['model']}): {nl['pairs']} pairs, 1 actor {nl['one_s']:.1f} s, 2 actors {nl['two_s']:.1f} s "
+          f"-> {nl['ratio']:.2f}x (target >= 1.6); in-process 1 thread {nl['local_1thread_pairs_s']:.0f} pairs/s; "
+          f"{nl['per_worker_pairs_s']:.0f} pairs/s per actor incl. start-up")
+    print(f"LLM: {ll['requests']} requests at {ll['latency']*1000:.0f} ms, {ll['per_endpoint']} in flight per endpoint: "
+          f"1 endpoint {ll['one_s']:.2f} s, pool of 2 {ll['two_s']:.2f} s -> {ll['ratio']:.2f}x (target >= 1.8); "
+          f"{ll['calls_s_per_endpoint']:.1f} calls/s per endpoint; served {ll['served']}")
+    total_pairs = 4241 * 10 * ppc
+    print(f"cost model: {ppc:.0f} NLI pairs per chain (ChainScorer on {n_items} logged ScienceQA chains); a full SCOS "
+          f"run = 4,241 x 10 chains = {total_pairs/1e6:.2f} M pairs (before de-duplication)")
+    for n in (1, 2, 8, 32):
+        print(f"  {n:>3} workers at {nl['per_worker_pairs_s']:.0f} pairs/s each: {total_pairs / (n * nl['per_worker_pairs_s']) / 3600:.1f} h")
+    print("  a GPU actor's rate is measured by this script on the cluster (RI_RAY_ADDRESS set; num_gpus=1 per actor)")
+    print(f"load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at end, {os.cpu_count()} CPUs")
+    print(f"BENCH scale_out_nli ratio={nl['ratio']:.2f} target=1.6 {'ok' if nl['ratio'] >= 1.6 else 'short'}")
+    print(f"BENCH scale_out_llm ratio={ll['ratio']:.2f} target=1.8 {'ok' if ll['ratio'] >= 1.8 else 'short'}")
+
+
+if __name__ == "__main__":
+    main()
