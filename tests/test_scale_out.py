@@ -1,7 +1,8 @@
-"""Scale-out on a local Ray instance (started and stopped here): the Ray executor gives the local executor's outputs
-bit for bit, a worker killed mid-run is restarted and its batch retried by Ray, and experiments write
-byte-identical tables and records under `executor=ray` and `executor=local`, each from a cold cache of its own
-(two experiments so far: trajectory_scenarios and alignment_logged)."""
+"""Scale-out on a local Ray instance (started and stopped here): both Ray engines (persistent actors, `ray`; a Ray
+Data `map_batches` pipeline per call, `ray-data`) give the local executor's outputs bit for bit, a worker killed
+mid-run is restarted and its batch retried by Ray, and experiments write byte-identical tables and records under
+`executor=ray` and `executor=local`, each from a cold cache of its own (trajectory_scenarios, alignment_logged with
+an actor killed mid-run, rep_protocol on the scripted noisy oracle)."""
 import filecmp
 import os
 from pathlib import Path
@@ -16,9 +17,10 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.timeout(900)
 
 
-@pytest.fixture(scope="module")
-def rx():
-    ex = RayExecutor(num_workers=2, num_cpus=2)
+@pytest.fixture(scope="module", params=["actors", "data"])
+def rx(request):
+    if ray.is_initialized(): ray.shutdown()
+    ex = RayExecutor(num_workers=2, num_cpus=2, engine=request.param)
     yield ex
     ray.shutdown()
 
@@ -47,7 +49,7 @@ def test_nli_and_embeddings_bit_identical(rx, tiny_nli, tmp_path):
     local = NLIScorer(tiny_nli, batch_size=16, cache=False).predict(P, H)
     far = NLIScorer(tiny_nli, batch_size=16, cache_path=tmp_path / "nli.sqlite", executor=rx)
     np.testing.assert_array_equal(far.predict(P, H), local)
-    assert far.n_forward == -(-len(set(zip(P, H))) // 16)          # one actor call per forward batch
+    assert far.n_forward == -(-len(set(zip(P, H))) // 16)          # one worker call per forward batch
     # the driver wrote every result to the cache as it arrived: a local scorer on that file computes nothing
     again = NLIScorer(tiny_nli, cache_path=tmp_path / "nli.sqlite")
     np.testing.assert_array_equal(again.predict(P, H), local)
@@ -68,26 +70,29 @@ def test_killed_worker_is_retried(rx, tiny_nli, tmp_path, monkeypatch):
 CASES = {  # experiment -> its parameters for both runs (small: --limit, a random-weight NLI model, a scripted LLM)
     "trajectory_scenarios": {},
     "alignment_logged": {"max_per_depth": 4, "perturb_n": 3, "compare_n": 4, "n_boot": 200, "nli_model": "TINY"},
+    # the live run on the scripted noisy oracle (the `noisy-oracle` backend spec draws the notebook's own problems)
+    "rep_protocol": {"llm": "noisy-oracle:n=4,seed=0", "n_problems": 4, "seed": 0, "oracle_n": 6, "n_boot": 200},
 }
-# rep_protocol on the scripted oracle under ray is not here yet: its hundreds of small embedding calls took 905 s on
-# this 2-core machine (over the test's budget); see issue 17's note.
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_tables_identical_under_ray(name, tiny_nli, tmp_path, monkeypatch):
+RUNS = [(name, "ray") for name in CASES] + [("trajectory_scenarios", "ray-data")]
+
+
+@pytest.mark.parametrize("name,remote", RUNS)
+def test_tables_identical_under_ray(name, remote, tiny_nli, tmp_path, monkeypatch):
     if ray.is_initialized(): ray.shutdown()          # the kernels start Ray themselves
     from reasoning_integrity.runner import reproduce
     if not os.environ.get("RI_DATA_DIR") and not (ROOT.parent / "shared" / "data").is_dir():
         pytest.skip("no data (set RI_DATA_DIR)")
     params = {k: (str(tiny_nli) if v == "TINY" else v) for k, v in CASES[name].items()}
     outs = {}
-    for ex in ("local", "ray"):
+    for ex in ("local", remote):
         monkeypatch.setenv("RI_CACHE_DIR", str(tmp_path / f"cache-{ex}"))   # each run from a cold cache of its own
-        if ex == "ray" and name == "alignment_logged":
+        if ex != "local" and name == "alignment_logged":
             monkeypatch.setenv(KILL_ONCE_ENV, str(tmp_path / "killed"))     # and one actor dies mid-run
         res = reproduce([name], params={**params, "executor": ex}, reports_dir=tmp_path / ex, root=ROOT, progress=False)
         assert list(res.status) == ["ok"], res.error.tolist()
-        outs[ex] = tmp_path / ex / name
+        outs["local" if ex == "local" else "ray"] = tmp_path / ex / name
     if name == "alignment_logged": assert (tmp_path / "killed").exists()
     files = sorted(p.relative_to(outs["local"]) for p in outs["local"].rglob("*") if p.suffix in (".csv", ".jsonl"))
     assert len(files) >= 3

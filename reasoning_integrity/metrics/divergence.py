@@ -14,7 +14,8 @@ from ..core import BeliefState, Trajectory, normalize_text
 # %% auto #0
 __all__ = ['DELTA_NAMES', 'ALIGNMENTS', 'align_pad', 'dtw_accumulate', 'align_dtw', 'dtw_batch', 'cosine_delta', 'jaccard_delta',
            'js_divergence', 'kl_divergence', 'state_distance', 'structural_delta', 'probabilistic_delta', 'kl_delta',
-           'semantic_delta', 'hashing_embedder', 'composite_delta', 'get_delta', 'DivergenceResult', 'divergence']
+           'semantic_texts', 'semantic_delta', 'hashing_embedder', 'composite_delta', 'get_delta', 'DivergenceResult',
+           'divergence']
 
 # %% ../../nbs/10_divergence.ipynb #0174c813
 def align_pad(n1:int, # number of states of the first trajectory
@@ -249,6 +250,13 @@ def _text_delta(embed, t1, t2, scale):
 
 def _parts(s)->tuple[str, str]:
     return (", ".join(s.hypotheses) or "(none)", "; ".join(s.constraints) or "(none)")
+
+def semantic_texts(states:Sequence, # belief states
+                   parts:bool=False, # the texts of `semantic_delta(..., parts=True)`: hypotheses and constraints apart
+                  )->list[str]:
+    "The distinct texts `semantic_delta` embeds for `states`, in first-seen order: one embedder call on them warms a cache."
+    if not parts: return list(dict.fromkeys(s.render() for s in states))
+    return list(dict.fromkeys(t for s in states for t in _parts(s)))
 
 def semantic_delta(embed:Callable, # texts -> array (n, d); e.g. models.embed.Embedder() or hashing_embedder()
                    scale:str="half", # cosine bound: "half" = (1-cos)/2, "clip" = min(1, 1-cos)

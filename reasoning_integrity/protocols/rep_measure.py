@@ -16,7 +16,8 @@ from .rep import RepRecord, final_answer, STAGES
 
 # %% auto #0
 __all__ = ['NOISE_FLOOR', 'TABLE1_COLUMNS', 'TABLE1_EXTRA', 'measure_trajectory', 'measure_records', 'population', 'stage_table',
-           'paired_view', 'paired_summary', 'stability_frame', 'delta_table', 'stage_counts', 'problem_counts']
+           'paired_view', 'paired_summary', 'stability_frame', 'delta_table', 'record_states', 'stage_counts',
+           'problem_counts']
 
 # %% ../../nbs/63_rep_measure.ipynb #61513e8d
 def measure_trajectory(T: Trajectory,  # the stage's trajectory
@@ -185,6 +186,17 @@ def delta_table(records: list[RepRecord],  # REP run records
         t = stage_table(measure_records(records, d, lam, alignment), n_boot, seed)
         t.insert(0, "delta", name); out.append(t)
     return pd.concat(out, ignore_index=True)
+
+# %% ../../nbs/63_rep_measure.ipynb #67783aaf
+def record_states(records: list[RepRecord],  # REP run records
+                 ) -> list[BeliefState]:
+    "The states of every stage call, sampled run and reference trajectory of `records`, and each B_k and B~_k, in record order."
+    out = []
+    for rec in records:
+        for c in list(rec.calls.values()) + list(rec.samples): out.extend(c.traj().states)
+        out.extend(rec.trajectory("reference").states)
+        out.extend(BeliefState.from_dict(s) for s in (rec.original_state, rec.perturbed_state) if s)
+    return out
 
 # %% ../../nbs/63_rep_measure.ipynb #c7fbc89c
 def stage_counts(records: list[RepRecord],  # REP run records
