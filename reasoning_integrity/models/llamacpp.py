@@ -13,7 +13,8 @@ from .llm import LocalBackend, Request, Result
 
 # %% auto #0
 __all__ = ['KNOWN_MODELS', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf', 'bounded_schema', 'step_top_logprobs',
-           'completion_with_top_logprobs', 'LlamaCppBackend', 'llamacpp_backend']
+           'completion_with_top_logprobs', 'GreedyGrammarSampler', 'greedy_grammar_shortcut', 'LlamaCppBackend',
+           'llamacpp_backend']
 
 # %% ../../nbs/22_llamacpp.ipynb #3c33c406
 def file_sha256(path:str|Path, # a (large) file
@@ -145,6 +146,56 @@ def completion_with_top_logprobs(llama,                       # a `llama_cpp.Lla
     return {"text": text.decode("utf-8", errors="ignore"), "finish_reason": finish, "top_logprobs": tops,
             "usage": {"prompt_tokens": n, "completion_tokens": len(toks), "total_tokens": n + len(toks)}}
 
+# %% ../../nbs/22_llamacpp.ipynb #fec5fa2a
+class GreedyGrammarSampler:
+    "Greedy under a grammar, the grammar checked on the `k` most likely tokens first; the full chain when none passes."
+    def __init__(self, chain, # the `llama_cpp._internals.LlamaSampler` llama-cpp-python built (penalties, grammar, greedy)
+                 n_vocab:int, # vocabulary size
+                 k:int=64, # candidates checked before the full vocabulary
+                ):
+        import llama_cpp
+        self.chain, self.n_vocab, self.k = chain, n_vocab, k
+        self.grammar = llama_cpp.llama_sampler_chain_get(chain.sampler, 1)
+        if llama_cpp.llama_sampler_name(self.grammar) != b"grammar": raise ValueError("no grammar at position 1 of the chain")
+        self.n_fast = self.n_full = 0
+
+    def sample(self, ctx, idx:int=-1)->int:
+        "The greedy token at logits row `idx`, accepted into the chain (what `LlamaSampler.sample` does)."
+        import ctypes, llama_cpp
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,))
+        k = min(self.k, self.n_vocab)
+        kth = np.partition(logits, -k)[-k]
+        cand = np.flatnonzero(logits >= kth)                     # the k most likely and every token tied with the k-th
+        cand = cand[np.lexsort((cand, -logits[cand]))]           # greedy's order: logit descending, then id ascending
+        data = (llama_cpp.llama_token_data * len(cand))()
+        for j, t in enumerate(cand): data[j].id, data[j].logit, data[j].p = int(t), float(logits[t]), 0.0
+        arr = llama_cpp.llama_token_data_array(data=ctypes.cast(data, llama_cpp.llama_token_data_p), size=len(cand),
+                                               selected=-1, sorted=False)
+        llama_cpp.llama_sampler_apply(self.grammar, ctypes.byref(arr))   # disallowed tokens get -inf
+        for j in range(len(cand)):
+            if np.isfinite(data[j].logit):
+                llama_cpp.llama_sampler_accept(self.chain.sampler, int(data[j].id))
+                self.n_fast += 1
+                return int(data[j].id)
+        self.n_full += 1
+        return self.chain.sample(ctx, idx)                       # samples over the whole vocabulary and accepts
+
+    def close(self): self.chain.close()
+
+def greedy_grammar_shortcut(llama, # a `llama_cpp.Llama`
+                            k:int=64, # candidates checked before the full vocabulary
+                           ):
+    "Make `llama`'s grammar-constrained greedy calls use `GreedyGrammarSampler` (identical outputs); returns `llama`."
+    build = llama._init_sampler
+    def _init_sampler(*args, **kw):
+        chain = build(*args, **kw)
+        neutral = (kw.get("repeat_penalty", 1.0) == 1.0 and kw.get("frequency_penalty", 0.0) == 0.0
+                   and kw.get("presence_penalty", 0.0) == 0.0 and kw.get("logits_processor") is None)
+        if args or kw.get("grammar") is None or kw.get("temp") != 0.0 or not neutral: return chain
+        return GreedyGrammarSampler(chain, llama.n_vocab(), k)
+    llama._init_sampler = _init_sampler
+    return llama
+
 # %% ../../nbs/22_llamacpp.ipynb #0de8c646
 def _completion_logprobs(lp:dict|None)->list[dict[str, float]]|None:
     "llama.cpp completion logprobs -> [{token: logprob}] per generated token."
@@ -166,9 +217,11 @@ class LlamaCppBackend(LocalBackend):
                  chat_format:str|None=None, # llama.cpp chat format for messages (None: the model's default)
                  logprobs_n_ctx:int=1024,   # context of the `logits_all` instance (chat `messages` with `top_logprobs` only)
                  verbose:bool=False,        # llama.cpp's own logging
+                 grammar_shortcut:int=64,   # greedy calls under a grammar check this many likely tokens first (0: off; same outputs)
                  **llama_kwargs,            # any other `llama_cpp.Llama` argument
                 ):
         super().__init__()
+        self.grammar_shortcut = grammar_shortcut
         if model in KNOWN_MODELS:
             find, fmt = KNOWN_MODELS[model]
             self.name, self.path, chat_format = model, find(), chat_format or fmt
@@ -193,10 +246,14 @@ class LlamaCppBackend(LocalBackend):
         from llama_cpp import Llama
         if logprobs:
             if self._llm_lp is None:
-                self._llm_lp = Llama(str(self.path), **{**self.kwargs, "n_ctx": self.logprobs_n_ctx, "logits_all": True})
+                self._llm_lp = self._shortcut(Llama(str(self.path), **{**self.kwargs, "n_ctx": self.logprobs_n_ctx,
+                                                                     "logits_all": True}))
             return self._llm_lp
-        if self._llm is None: self._llm = Llama(str(self.path), **self.kwargs)
+        if self._llm is None: self._llm = self._shortcut(Llama(str(self.path), **self.kwargs))
         return self._llm
+
+    def _shortcut(self, llama):
+        return greedy_grammar_shortcut(llama, self.grammar_shortcut) if self.grammar_shortcut else llama
 
     def complete(self, req:Request, # one request
                 )->Result:

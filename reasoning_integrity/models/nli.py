@@ -49,7 +49,7 @@ def _resolve_default()->Path:
     p = default_nli_path()
     if not (p/"model_card.json").exists():
         raise NLIModelMissing(f"The default offline NLI model is not built (looked in {p}). Build it once with "
-                              "`ri models build-nli` (about 15 min on 2 CPU cores), or pass a Hugging Face NLI model, "
+                              "`ri models build-nli` (about 9 min on 2 quiet CPU cores), or pass a Hugging Face NLI model, "
                               "e.g. NLIScorer('roberta-large-mnli').")
     return p
 

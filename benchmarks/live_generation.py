@@ -1,0 +1,84 @@
+"""Live generation on the embedded model (llama.cpp, Gemma 3 270M Q4_K_M) against its own token-throughput limit.
+
+The limit is measured in this process, on plain completions with the same `llama_cpp.Llama` instance:
+- prompt evaluation rate: a 400-token prompt, evaluated from an empty context, one token generated;
+- generation rate: 128 tokens greedy from a short prompt, no grammar.
+Then `rep_protocol`'s calls (the four REP stages and a sampled baseline per problem, the quick profile's settings,
+JSON-schema grammar as the notebook uses it) are made with the response cache off. For each call the script counts
+the prompt tokens llama.cpp actually evaluates (the prompt minus the prefix it reuses from the previous call: the
+few-shot block shared by the stages is not evaluated again) and the tokens generated. The limit of the run is
+sum(evaluated / prompt rate + generated / generation rate); the target is wall time <= 1.5x that limit.
+
+It also times the same greedy generation with and without the REP grammar (same prompt, same number of tokens), so
+the grammar's share of the gap is measured, not guessed.
+
+    .venv/bin/python benchmarks/live_generation.py [--problems 3] [--max-tokens 160]
+"""
+import argparse, json, os, time
+
+import numpy as np
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--problems", type=int, default=3)
+    ap.add_argument("--max-tokens", type=int, default=160)
+    a = ap.parse_args()
+    from llama_cpp import LlamaGrammar
+    from reasoning_integrity.models.llm import get_llm
+    from reasoning_integrity.datasets.rep_tasks import rep_problems
+    from reasoning_integrity.protocols.rep import run_rep, RepConfig
+    from reasoning_integrity.core import SCHEMAS
+    load0 = os.getloadavg()[0]
+    llm = get_llm("llamacpp:gemma3-270m", cache=None)
+    be = llm.backend
+    m = be.model()
+
+    text = " ".join(["The quick brown fox jumps over the lazy dog."] * 40)
+    m.reset(); t = time.perf_counter(); out = m.create_completion(prompt=text, max_tokens=1, temperature=0)
+    pp_rate = out["usage"]["prompt_tokens"] / (time.perf_counter() - t)
+    m.reset(); t = time.perf_counter()
+    out = m.create_completion(prompt="Once upon a time", max_tokens=128, temperature=0, stop=[])
+    tg_rate = out["usage"]["completion_tokens"] / (time.perf_counter() - t)
+
+    # the grammar's cost per generated token: the same greedy continuation length with and without it
+    schema = SCHEMAS["paired"]
+    g = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+    prompt = "Problem: 3 boxes hold 4 apples each. How many apples?\nReasoning as JSON:\n"
+    m.reset(); t = time.perf_counter()
+    og = m.create_completion(prompt=prompt, max_tokens=96, temperature=0, grammar=g)
+    g_rate = og["usage"]["completion_tokens"] / (time.perf_counter() - t)
+    m.reset(); t = time.perf_counter()
+    on = m.create_completion(prompt=prompt, max_tokens=og["usage"]["completion_tokens"], temperature=0, stop=[])
+    n_rate = on["usage"]["completion_tokens"] / (time.perf_counter() - t)
+
+    orig, log = be.complete, []
+    def timed(req):
+        toks = m.tokenize(req.prompt.encode(), add_bos=True, special=True)
+        reuse = m.longest_token_prefix(m._input_ids.tolist(), toks[:-1])   # what llama.cpp will not evaluate again
+        t = time.perf_counter(); r = orig(req); dt = time.perf_counter() - t
+        u = r.usage or {}
+        log.append(dict(s=dt, prompt=u.get("prompt_tokens", 0), evaluated=u.get("prompt_tokens", 0) - reuse,
+                        generated=u.get("completion_tokens", 0), grammar=req.json_schema is not None))
+        return r
+    be.complete = timed
+    tasks = rep_problems(a.problems, seed=0)
+    t = time.perf_counter()
+    run_rep(llm, tasks, RepConfig(max_tokens=a.max_tokens, n_samples=1), progress=False)
+    wall = time.perf_counter() - t
+    ev = sum(c["evaluated"] for c in log); pr = sum(c["prompt"] for c in log); gen = sum(c["generated"] for c in log)
+    limit = ev / pp_rate + gen / tg_rate
+    ratio = wall / limit
+    print(f"limit rates (plain completion): prompt evaluation {pp_rate:.0f} tok/s, generation {tg_rate:.1f} tok/s")
+    print(f"greedy generation with the REP grammar {g_rate:.1f} tok/s, without {n_rate:.1f} tok/s "
+          f"({og['usage']['completion_tokens']} tokens each): the grammar costs {n_rate / g_rate:.2f}x per token")
+    print(f"REP run: {len(log)} calls ({a.problems} problems), {pr} prompt tokens of which {ev} evaluated "
+          f"({1 - ev / max(pr, 1):.0%} reused from the previous call's prefix), {gen} generated; wall {wall:.1f} s, "
+          f"limit {limit:.1f} s ({ev / pp_rate:.1f} s prompt + {gen / tg_rate:.1f} s generation)")
+    print(f"per call: wall {np.mean([c['s'] for c in log]):.2f} s mean; {sum(c['grammar'] for c in log)} of {len(log)} with a grammar")
+    print(f"load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end, {os.cpu_count()} CPUs")
+    print(f"BENCH live_generation ratio={ratio:.2f} target=1.5 {'ok' if ratio <= 1.5 else 'short'}")
+
+
+if __name__ == "__main__":
+    main()
