@@ -54,6 +54,12 @@ class LocalExecutor:
     def __repr__(self): return "LocalExecutor()"
 
 # %% ../nbs/03_executor.ipynb #e6d0a635
+def _ray_session()->tuple:
+    "This driver's Ray session: (node id, job id); a new `ray.init` after a shutdown gives another."
+    import ray
+    c = ray.get_runtime_context()
+    return (c.get_node_id(), c.get_job_id())
+
 class _RayAdapter:
     "The body of a Ray actor around a worker: `run(batch)` calls it on one batch of inputs."
     def __init__(self, cls, kwargs, kill_once=None, threads=None):
@@ -111,6 +117,7 @@ class RayExecutor:
         if not ray.is_initialized():
             ray.init(address=self.address, num_cpus=None if self.address else num_cpus, include_dashboard=False,
                      log_to_driver=False, configure_logging=False, ignore_reinit_error=True)
+        self.session = _ray_session()   # the actors below belong to this Ray session only
 
     def _threads(self)->int|None:
         if self.threads is not None: return self.threads
@@ -192,9 +199,10 @@ EXECUTORS = ("local", "ray", "ray-data")
 _SHARED = {}   # spec -> the executor it names in this process
 
 def _alive(ex)->bool:
+    "Whether a shared executor can still be used: local always; a Ray one while its own Ray session is the current one."
     if ex.name == "local": return True
     import ray
-    return ray.is_initialized()
+    return ray.is_initialized() and _ray_session() == ex.session
 
 def get_executor(spec:str|LocalExecutor|RayExecutor|None=None, # 'local', 'ray', 'ray:N', 'ray-data[:N]', an executor, or None (environment)
                 )->LocalExecutor|RayExecutor:

@@ -38,6 +38,17 @@ def _pairs(n=150):
     return [sent() for _ in range(n)], [sent() for _ in range(n)]
 
 
+def test_shared_executor_follows_the_ray_session():
+    from reasoning_integrity.executor import get_executor
+    if ray.is_initialized(): ray.shutdown()
+    ex = get_executor("ray")
+    assert get_executor("ray") is ex                      # one executor (one set of actors) per process
+    ray.shutdown(); ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    again = get_executor("ray")                           # its actors died with the old session: a new one
+    assert again is not ex and map_items(abs, [-1, 2], again) == [1, 2]
+    ray.shutdown()
+
+
 def test_map_items_in_order(rx):
     assert map_items(pow, list(range(25)), rx, batch_size=4, exp=3) == [x ** 3 for x in range(25)]
 
