@@ -134,6 +134,8 @@ def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`
               weight_decay:float=0.01, # AdamW weight decay (not on biases and LayerNorm)
               freeze_embeddings:bool=True, # keep the word-embedding matrix (half the weights) fixed: faster steps
               freeze_layers:int=0, # also keep the bottom this many encoder layers fixed (no backward through them)
+              dropout:float|None=None, # hidden and attention dropout while training; None: the base model's (0.1)
+              fused:bool=False, # torch's fused AdamW kernel (one pass over the weights per step instead of several)
               threads:int|None=2, # torch CPU threads (the machine is shared); None: leave as is
               seed:int=0, # torch and batching seed
               progress:bool=True, # tqdm bar per epoch
@@ -150,8 +152,9 @@ def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`
         base = str(base or _base_model_path())
         id2label = dict(enumerate(LABELS))
         tok = AutoTokenizer.from_pretrained(base)
+        drop = {} if dropout is None else dict(hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
         model = AutoModelForSequenceClassification.from_pretrained(
-            base, num_labels=3, id2label=id2label, label2id={l: i for i, l in id2label.items()})
+            base, num_labels=3, id2label=id2label, label2id={l: i for i, l in id2label.items()}, **drop)
         if freeze_embeddings: model.get_input_embeddings().weight.requires_grad_(False)
         if freeze_layers:
             model.base_model.embeddings.requires_grad_(False)
@@ -165,7 +168,7 @@ def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`
         params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
         groups = [{"params": [p for n, p in params if not no_decay(n)], "weight_decay": weight_decay},
                   {"params": [p for n, p in params if no_decay(n)], "weight_decay": 0.0}]
-        opt = torch.optim.AdamW(groups, lr=lr)
+        opt = torch.optim.AdamW(groups, lr=lr, fused=True if fused else None)
         n_warm = max(1, int(warmup * steps))
         sched = torch.optim.lr_scheduler.LambdaLR(
             opt, lambda s: min((s + 1) / n_warm, max(0.0, (steps - s) / max(1, steps - n_warm))))
@@ -255,6 +258,8 @@ def build_nli(force:bool=False, # rebuild even when the model exists
               max_length:int=128, # truncation length in tokens
               freeze_embeddings:bool=True, # keep the word embeddings fixed (faster; see `train_nli`)
               freeze_layers:int=0, # keep the bottom encoder layers fixed (faster; see `train_nli`)
+              dropout:float|None=None, # training dropout; None: the base model's (see `train_nli`)
+              fused:bool=False, # fused AdamW (see `train_nli`)
               threads:int|None=2, # torch CPU threads
               seed:int=0, # seed of splits, batching and initialisation
               progress:bool=True, # progress bars and log lines
@@ -274,11 +279,11 @@ def build_nli(force:bool=False, # rebuild even when the model exists
     tmp = out.parent/f".{out.name}.building-{os.getpid()}"
     if tmp.exists(): shutil.rmtree(tmp)
     hp = dict(epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length, warmup=0.1, weight_decay=0.01,
-              length_buckets=True, freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers,
+              length_buckets=True, freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused,
               max_train=max_train, max_eval=max_eval, sick=sick, mnli_test_frac=mnli_test_frac,
               dev_per_source=dev_per_source, limit=limit, threads=threads, seed=seed)
     tr = train_nli(train, dev, tmp, base=base, epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length,
-                   freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, threads=threads, seed=seed,
+                   freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused, threads=threads, seed=seed,
                    progress=progress, log=log)
     t1 = time.time()
     import torch
