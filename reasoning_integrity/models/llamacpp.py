@@ -240,8 +240,8 @@ class LlamaCppBackend(LocalBackend):
         # all of them; generating on all is 1.76x faster here with the same tokens (benchmarks/README.md, live_generation)
         n_threads = n_threads or _usable_cpus()
         self.flash_attn = bool(flash_attn)
-        self.kwargs = dict(n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads, chat_format=chat_format,
-                           verbose=verbose, flash_attn=self.flash_attn, **llama_kwargs)
+        self.kwargs = dict(n_ctx=n_ctx, n_threads=n_threads, chat_format=chat_format, verbose=verbose,
+                           flash_attn=self.flash_attn, **{"n_threads_batch": n_threads, **llama_kwargs})
         self.logprobs_n_ctx = logprobs_n_ctx
         self._llm, self._llm_lp = None, None
 
