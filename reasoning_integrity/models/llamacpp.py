@@ -13,8 +13,8 @@ from .llm import LocalBackend, Request, Result
 
 # %% auto #0
 __all__ = ['KNOWN_MODELS', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf', 'bounded_schema', 'step_top_logprobs',
-           'completion_with_top_logprobs', 'GreedyGrammarSampler', 'greedy_grammar_shortcut', 'LlamaCppBackend',
-           'llamacpp_backend']
+           'completion_with_top_logprobs', 'GreedyGrammarSampler', 'greedy_grammar_shortcut', 'amx_build',
+           'LlamaCppBackend', 'llamacpp_backend']
 
 # %% ../../nbs/22_llamacpp.ipynb #3c33c406
 def file_sha256(path:str|Path, # a (large) file
@@ -207,6 +207,18 @@ def _chat_logprobs(lp:dict|None)->list[dict[str, float]]|None:
     if not lp or not lp.get("content"): return None
     return [{t["token"]: float(t["logprob"]) for t in c.get("top_logprobs") or []} for c in lp["content"]]
 
+def amx_build()->bool:
+    "Was the installed llama.cpp compiled with its AMX kernels? (Their Q4_K path segfaults: ggml-org/llama.cpp#20824.)"
+    import llama_cpp
+    return "AMX_INT8 = 1" in llama_cpp.llama_print_system_info().decode(errors="replace")
+
+_AMX_HELP = ("the installed llama.cpp was compiled with its AMX kernels (-march=native on a Sapphire Rapids or newer "
+             "Xeon), which crash the process on the embedded Q4_K model's first forward pass (ggml-org/llama.cpp#20824). "
+             "Rebuild it without them: `pip cache remove llama_cpp_python`, then `make install` in a fresh .venv (the "
+             "Makefile passes -mno-amx-tile -mno-amx-int8 -mno-amx-bf16), or CMAKE_ARGS=\"-DCMAKE_C_FLAGS='-mno-amx-tile "
+             "-mno-amx-int8 -mno-amx-bf16' -DCMAKE_CXX_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'\" pip install "
+             "--force-reinstall --no-deps llama-cpp-python. Set RI_LLAMA_AMX=1 to load it anyway.")
+
 def _usable_cpus()->int:
     "CPUs this process may run on (its affinity mask where the OS has one)."
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -255,6 +267,8 @@ class LlamaCppBackend(LocalBackend):
              ):
         "The `llama_cpp.Llama` instance, loaded on first use (a fully cached run never loads it)."
         from llama_cpp import Llama
+        # a segfault would kill the kernel with no message: say what is wrong before loading
+        if amx_build() and not os.environ.get("RI_LLAMA_AMX"): raise RuntimeError(_AMX_HELP)
         if logprobs:
             if self._llm_lp is None:
                 self._llm_lp = self._shortcut(Llama(str(self.path), **{**self.kwargs, "n_ctx": self.logprobs_n_ctx,

@@ -14,8 +14,8 @@ from ..data import cache_dir, data_path
 from .nli import LABELS, NLIScorer, default_nli_path
 
 # %% auto #0
-__all__ = ['load_snli', 'load_sick', 'load_mnli', 'nli_splits', 'length_batches', 'padded_tokens', 'nli_metrics', 'train_nli',
-           'evaluate_nli', 'card_markdown', 'build_nli']
+__all__ = ['load_snli', 'load_sick', 'load_mnli', 'nli_splits', 'length_batches', 'padded_tokens', 'nli_metrics',
+           'autocast_dtype', 'train_nli', 'evaluate_nli', 'card_markdown', 'build_nli']
 
 # %% ../../nbs/27_nli_train.ipynb #d23fbbea
 _COLS = ["premise", "hypothesis", "label", "source", "part", "group"]
@@ -122,6 +122,21 @@ def _dev_accuracy(model, tok, df:pd.DataFrame, max_length:int)->float:
     model.train()
     return float((np.asarray(LABELS)[P.argmax(1)] == df.label.to_numpy()).mean())
 
+def _cpu_bf16()->bool:
+    "Does this CPU multiply bfloat16 natively (AMX tiles or AVX512-BF16)? Emulated bf16 is slower than fp32."
+    import torch
+    # torch exposes the CPU feature checks only as private helpers; a missing one counts as 'no'
+    return any(getattr(torch.cpu, f, lambda: False)() for f in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
+
+def autocast_dtype(autocast:str|None, # None / 'fp32', 'bf16' or 'auto' (see `train_nli`)
+                  ):
+    "The torch dtype of the training autocast, or None for plain fp32."
+    import torch
+    if autocast in (None, "fp32"): return None
+    if autocast == "bf16": return torch.bfloat16
+    if autocast == "auto": return torch.bfloat16 if _cpu_bf16() else None
+    raise ValueError(f"autocast={autocast!r}: expected None, 'fp32', 'bf16' or 'auto'")
+
 def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`)
               dev:pd.DataFrame, # model-selection pairs
               out:str|Path, # folder the selected model and tokenizer are saved to
@@ -136,6 +151,7 @@ def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`
               freeze_layers:int=0, # also keep the bottom this many encoder layers fixed (no backward through them)
               dropout:float|None=None, # hidden and attention dropout while training; None: the base model's (0.1)
               fused:bool=False, # torch's fused AdamW kernel (one pass over the weights per step instead of several)
+              autocast:str|None=None, # 'bf16': forward and loss under torch's CPU autocast to bfloat16 (weights, gradients, AdamW stay fp32); 'auto': bf16 where the CPU multiplies bf16 natively (AMX or AVX512-BF16), else fp32; None: fp32
               threads:int|None=2, # torch CPU threads (the machine is shared); None: leave as is
               seed:int=0, # torch and batching seed
               progress:bool=True, # tqdm bar per epoch
@@ -172,6 +188,7 @@ def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`
         n_warm = max(1, int(warmup * steps))
         sched = torch.optim.lr_scheduler.LambdaLR(
             opt, lambda s: min((s + 1) / n_warm, max(0.0, (steps - s) / max(1, steps - n_warm))))
+        amp = autocast_dtype(autocast)
         hist, best, best_state, t0 = [], -1.0, None, time.time()
         model.train()
         for ep in range(epochs):
@@ -180,7 +197,8 @@ def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`
             tot, te = 0.0, time.time()
             for b in bar:
                 x = tok.pad([feats[i] for i in b], return_tensors="pt")
-                loss = model(**x, labels=y[b]).loss
+                with torch.autocast("cpu", dtype=amp or torch.bfloat16, enabled=amp is not None):
+                    loss = model(**x, labels=y[b]).loss
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 opt.step(); sched.step(); opt.zero_grad(set_to_none=True)
@@ -197,7 +215,8 @@ def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`
         model.eval().save_pretrained(out)
         tok.save_pretrained(out)
         return dict(history=hist, best_epoch=best_epoch, train_seconds=time.time() - t0, steps=steps,
-                    n_train=len(train), n_dev=len(dev), threads=torch.get_num_threads())
+                    n_train=len(train), n_dev=len(dev), threads=torch.get_num_threads(),
+                    precision="fp32" if amp is None else "bf16 autocast")
     finally:
         torch.set_num_threads(old_threads)
 
@@ -238,7 +257,7 @@ def card_markdown(card:dict, # the content of model_card.json
         L.append(f"| {h['epoch']} | {h['train_loss']:.4f} | {dev} | {h['seconds']:.0f} |")
     t = card["training"]
     L += ["", f"Kept epoch {t['best_epoch']}" + (" (best dev accuracy)" if len(t["history"]) > 1 else "") + f". Training took {t['train_seconds'] / 60:.1f} min "
-          f"({t['steps']} steps, {t['threads']} CPU threads); held-out evaluation {card['eval_seconds'] / 60:.1f} min.",
+          f"({t['steps']} steps, {t['threads']} CPU threads, {t.get('precision', 'fp32')}); held-out evaluation {card['eval_seconds'] / 60:.1f} min.",
           "", "Hyper-parameters: " + ", ".join(f"{k}={v}" for k, v in card["hyperparameters"].items()), ""]
     return "\n".join(L)
 
@@ -259,7 +278,8 @@ def build_nli(force:bool=False, # rebuild even when the model exists
               freeze_embeddings:bool=True, # keep the word embeddings fixed (faster; see `train_nli`)
               freeze_layers:int=0, # keep the bottom encoder layers fixed (faster; see `train_nli`)
               dropout:float|None=None, # training dropout; None: the base model's (see `train_nli`)
-              fused:bool=False, # fused AdamW (see `train_nli`)
+              fused:bool=True, # fused AdamW (see `train_nli`)
+              autocast:str|None="auto", # bf16 autocast of the training steps where the CPU has native bf16, else fp32 (see `train_nli`)
               threads:int|None=2, # torch CPU threads
               seed:int=0, # seed of splits, batching and initialisation
               progress:bool=True, # progress bars and log lines
@@ -280,10 +300,10 @@ def build_nli(force:bool=False, # rebuild even when the model exists
     if tmp.exists(): shutil.rmtree(tmp)
     hp = dict(epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length, warmup=0.1, weight_decay=0.01,
               length_buckets=True, freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused,
-              max_train=max_train, max_eval=max_eval, sick=sick, mnli_test_frac=mnli_test_frac,
+              autocast=autocast, max_train=max_train, max_eval=max_eval, sick=sick, mnli_test_frac=mnli_test_frac,
               dev_per_source=dev_per_source, limit=limit, threads=threads, seed=seed)
     tr = train_nli(train, dev, tmp, base=base, epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length,
-                   freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused, threads=threads, seed=seed,
+                   freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused, autocast=autocast, threads=threads, seed=seed,
                    progress=progress, log=log)
     t1 = time.time()
     import torch
