@@ -1,6 +1,6 @@
 """Live generation on the embedded model (llama.cpp, Gemma 3 270M Q4_K_M) against its own token-throughput limit.
 
-The limit is measured in this process, on plain completions with the same `llama_cpp.Llama` instance:
+The limit is measured in this process, on plain completions with a second `llama_cpp.Llama` instance of the same settings:
 - prompt evaluation rate: a 400-token prompt, evaluated from an empty context, one token generated;
 - generation rate: 128 tokens greedy from a short prompt, no grammar.
 Then `rep_protocol`'s calls (the four REP stages and a sampled baseline per problem, the quick profile's settings,
@@ -30,27 +30,33 @@ def main():
     from reasoning_integrity.protocols.rep import run_rep, RepConfig
     from reasoning_integrity.core import SCHEMAS
     load0 = os.getloadavg()[0]
+    from reasoning_integrity.models.llamacpp import LlamaCppBackend
     llm = get_llm("llamacpp:gemma3-270m", cache=None)
     be = llm.backend
     m = be.model()
+    # The limit rates come from a second instance with the same settings, run on the backend's own worker thread as
+    # the REP calls are: llama.cpp's OpenMP threads belong to the calling thread, and a team left on another thread
+    # made the same 15 REP calls take 76 s instead of 51 s (2026-12-01, before `LocalBackend.on_thread`).
+    m_lim = LlamaCppBackend().model()
+    on = lambda fn, *a, **k: be.on_thread(fn, *a, **k).result()
 
     text = " ".join(["The quick brown fox jumps over the lazy dog."] * 40)
-    m.reset(); t = time.perf_counter(); out = m.create_completion(prompt=text, max_tokens=1, temperature=0)
+    m_lim.reset(); t = time.perf_counter(); out = on(m_lim.create_completion, prompt=text, max_tokens=1, temperature=0)
     pp_rate = out["usage"]["prompt_tokens"] / (time.perf_counter() - t)
-    m.reset(); t = time.perf_counter()
-    out = m.create_completion(prompt="Once upon a time", max_tokens=128, temperature=0, stop=[])
+    m_lim.reset(); t = time.perf_counter()
+    out = on(m_lim.create_completion, prompt="Once upon a time", max_tokens=128, temperature=0, stop=[])
     tg_rate = out["usage"]["completion_tokens"] / (time.perf_counter() - t)
 
     # the grammar's cost per generated token: the same greedy continuation length with and without it
     schema = SCHEMAS["paired"]
     g = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
     prompt = "Problem: 3 boxes hold 4 apples each. How many apples?\nReasoning as JSON:\n"
-    m.reset(); t = time.perf_counter()
-    og = m.create_completion(prompt=prompt, max_tokens=96, temperature=0, grammar=g)
+    m_lim.reset(); t = time.perf_counter()
+    og = on(m_lim.create_completion, prompt=prompt, max_tokens=96, temperature=0, grammar=g)
     g_rate = og["usage"]["completion_tokens"] / (time.perf_counter() - t)
-    m.reset(); t = time.perf_counter()
-    on = m.create_completion(prompt=prompt, max_tokens=og["usage"]["completion_tokens"], temperature=0, stop=[])
-    n_rate = on["usage"]["completion_tokens"] / (time.perf_counter() - t)
+    m_lim.reset(); t = time.perf_counter()
+    on_ = on(m_lim.create_completion, prompt=prompt, max_tokens=og["usage"]["completion_tokens"], temperature=0, stop=[])
+    n_rate = on_["usage"]["completion_tokens"] / (time.perf_counter() - t)
 
     orig, log = be.complete, []
     def timed(req):
@@ -59,7 +65,8 @@ def main():
         t = time.perf_counter(); r = orig(req); dt = time.perf_counter() - t
         u = r.usage or {}
         log.append(dict(s=dt, prompt=u.get("prompt_tokens", 0), evaluated=u.get("prompt_tokens", 0) - reuse,
-                        generated=u.get("completion_tokens", 0), grammar=req.json_schema is not None))
+                        generated=u.get("completion_tokens", 0), grammar=req.json_schema is not None,
+                        sampled=bool(req.temperature)))
         return r
     be.complete = timed
     tasks = rep_problems(a.problems, seed=0)
@@ -76,6 +83,12 @@ def main():
           f"({1 - ev / max(pr, 1):.0%} reused from the previous call's prefix), {gen} generated; wall {wall:.1f} s, "
           f"limit {limit:.1f} s ({ev / pp_rate:.1f} s prompt + {gen / tg_rate:.1f} s generation)")
     print(f"per call: wall {np.mean([c['s'] for c in log]):.2f} s mean; {sum(c['grammar'] for c in log)} of {len(log)} with a grammar")
+    if os.environ.get("RI_BENCH_VERBOSE"): [print(c) for c in log]
+    for kind, cs in (("greedy", [c for c in log if not c["sampled"]]), ("sampled", [c for c in log if c["sampled"]])):
+        if not cs: continue
+        w, e, g = sum(c["s"] for c in cs), sum(c["evaluated"] for c in cs), sum(c["generated"] for c in cs)
+        print(f"  {kind}: {len(cs)} calls, wall {w:.1f} s against a limit of {e / pp_rate + g / tg_rate:.1f} s "
+              f"({e} tokens evaluated, {g} generated)")
     print(f"load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end, {os.cpu_count()} CPUs")
     print(f"BENCH live_generation ratio={ratio:.2f} target=1.5 {'ok' if ratio <= 1.5 else 'short'}")
 

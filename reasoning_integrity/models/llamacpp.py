@@ -13,8 +13,8 @@ from .llm import LocalBackend, Request, Result
 
 # %% auto #0
 __all__ = ['KNOWN_MODELS', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf', 'bounded_schema', 'step_top_logprobs',
-           'completion_with_top_logprobs', 'GreedyGrammarSampler', 'greedy_grammar_shortcut', 'amx_build',
-           'LlamaCppBackend', 'llamacpp_backend']
+           'completion_with_top_logprobs', 'GreedyGrammarSampler', 'SampledGrammarSampler', 'greedy_grammar_shortcut',
+           'amx_build', 'LlamaCppBackend', 'llamacpp_backend']
 
 # %% ../../nbs/22_llamacpp.ipynb #3c33c406
 def file_sha256(path:str|Path, # a (large) file
@@ -147,52 +147,130 @@ def completion_with_top_logprobs(llama,                       # a `llama_cpp.Lla
             "usage": {"prompt_tokens": n, "completion_tokens": len(toks), "total_tokens": n + len(toks)}}
 
 # %% ../../nbs/22_llamacpp.ipynb #fec5fa2a
+_TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])   # llama.cpp's llama_token_data, 12 bytes
+
+def _top_candidates(logits:np.ndarray, # one logits row, shape (vocabulary,)
+                    m:int, # how many of the most likely tokens
+                   ):
+    "The `m` most likely tokens and every token tied with the m-th, in id order, as a llama_token_data array."
+    import ctypes, llama_cpp
+    m = min(m, len(logits))
+    kth = np.partition(logits, -m)[-m]
+    cand = np.flatnonzero(logits >= kth)
+    data = np.zeros(len(cand), _TOKEN_DATA)                 # filled in one numpy step, not a Python loop per token
+    data["id"], data["logit"] = cand, logits[cand]
+    arr = llama_cpp.llama_token_data_array(data=ctypes.cast(data.ctypes.data, llama_cpp.llama_token_data_p),
+                                           size=len(cand), selected=-1, sorted=False)
+    return data, arr, kth                                   # keep `data` alive while `arr` points into it
+
 class GreedyGrammarSampler:
-    "Greedy under a grammar, the grammar checked on the `k` most likely tokens first; the full chain when none passes."
+    "Greedy under a grammar, the grammar checked on the most likely tokens first (widening); the full chain when none passes."
     def __init__(self, chain, # the `llama_cpp._internals.LlamaSampler` llama-cpp-python built (penalties, grammar, greedy)
                  n_vocab:int, # vocabulary size
-                 k:int=64, # candidates checked before the full vocabulary
+                 k:int=64, # candidates checked first; then 64k; then the full vocabulary
                 ):
         import llama_cpp
         self.chain, self.n_vocab, self.k = chain, n_vocab, k
         self.grammar = llama_cpp.llama_sampler_chain_get(chain.sampler, 1)
         if llama_cpp.llama_sampler_name(self.grammar) != b"grammar": raise ValueError("no grammar at position 1 of the chain")
-        self.n_fast = self.n_full = 0
+        self.n_fast = self.n_wide = self.n_full = 0
 
     def sample(self, ctx, idx:int=-1)->int:
         "The greedy token at logits row `idx`, accepted into the chain (what `LlamaSampler.sample` does)."
         import ctypes, llama_cpp
         logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,))
-        k = min(self.k, self.n_vocab)
-        kth = np.partition(logits, -k)[-k]
-        cand = np.flatnonzero(logits >= kth)                     # the k most likely and every token tied with the k-th
-        cand = cand[np.lexsort((cand, -logits[cand]))]           # greedy's order: logit descending, then id ascending
-        data = (llama_cpp.llama_token_data * len(cand))()
-        for j, t in enumerate(cand): data[j].id, data[j].logit, data[j].p = int(t), float(logits[t]), 0.0
-        arr = llama_cpp.llama_token_data_array(data=ctypes.cast(data, llama_cpp.llama_token_data_p), size=len(cand),
-                                               selected=-1, sorted=False)
-        llama_cpp.llama_sampler_apply(self.grammar, ctypes.byref(arr))   # disallowed tokens get -inf
-        for j in range(len(cand)):
-            if np.isfinite(data[j].logit):
-                llama_cpp.llama_sampler_accept(self.chain.sampler, int(data[j].id))
-                self.n_fast += 1
-                return int(data[j].id)
+        for width in (self.k, 64 * self.k):
+            if width >= self.n_vocab: break
+            data, arr, _ = _top_candidates(logits, width)
+            llama_cpp.llama_sampler_apply(self.grammar, ctypes.byref(arr))   # disallowed tokens get -inf
+            ok = np.flatnonzero(np.isfinite(data["logit"]))
+            if len(ok):
+                best = ok[np.lexsort((data["id"][ok], -data["logit"][ok]))[0]]   # greedy: logit descending, then id ascending
+                tok = int(data["id"][best])
+                llama_cpp.llama_sampler_accept(self.chain.sampler, tok)
+                if width == self.k: self.n_fast += 1
+                else: self.n_wide += 1
+                return tok
         self.n_full += 1
         return self.chain.sample(ctx, idx)                       # samples over the whole vocabulary and accepts
 
     def close(self): self.chain.close()
 
+_SAMPLED_CHAIN = (b"penalties", b"grammar", b"top-k", b"typical", b"top-p", b"min-p", b"temp", b"dist")
+
+class SampledGrammarSampler:
+    "Sampling under a grammar, the grammar checked on the most likely tokens first (widening); the full chain when that cannot be exact."
+    def __init__(self, chain, # the `llama_cpp._internals.LlamaSampler` llama-cpp-python built (penalties, grammar, top-k, typical, top-p, min-p, temp, dist)
+                 n_vocab:int, # vocabulary size
+                 top_k:int, # the chain's top-k
+                 m:int=256, # candidates checked first; then 64m; then the full vocabulary
+                 top_p:float=1.0, # the chain's top-p
+                 min_p:float=0.05, # the chain's min-p
+                 typical_p:float=1.0, # the chain's typical-p
+                ):
+        import llama_cpp
+        n = llama_cpp.llama_sampler_chain_n(chain.sampler)
+        self.samplers = [llama_cpp.llama_sampler_chain_get(chain.sampler, i) for i in range(n)]
+        # llama.cpp marks a sampler its parameters make a no-op with a leading "?" (top-p at 1.0, ...)
+        names = tuple(llama_cpp.llama_sampler_name(x).lstrip(b"?") for x in self.samplers)
+        if names != _SAMPLED_CHAIN: raise ValueError(f"sampler chain {names}, expected {_SAMPLED_CHAIN}")
+        if top_k < 1: raise ValueError("top_k must be >= 1: without it the whole vocabulary is sampled")
+        self.chain, self.n_vocab, self.top_k, self.m = chain, n_vocab, top_k, max(m, top_k + 1)
+        self.top_p, self.min_p, self.typical_p = top_p, min_p, typical_p
+        self.n_fast = self.n_wide = self.n_full = 0
+
+    def _exact(self, data:np.ndarray, kth:float)->bool:
+        "Would the later samplers see the same array here as over the whole vocabulary?"
+        allowed = np.sort(data["logit"][np.isfinite(data["logit"])])[::-1]   # the allowed candidates, descending
+        top = allowed[:self.top_k + 1]
+        distinct = len(np.unique(top)) == len(top)
+        # Any allowed token outside the candidates is below every candidate (they are closed under ties). With top_k
+        # allowed tokens here and no two of them (nor the next allowed one) tied, top-k keeps the same tokens in the
+        # same order as over the whole vocabulary, and every later sampler sees the same array. With fewer, the full
+        # chain's top-k also keeps allowed tokens from outside; they change nothing when min-p removes them (all lie
+        # below the max logit + log(min_p)) and neither typical-p nor top-p, which would normalise over them, is on.
+        if len(data) <= self.top_k: return False
+        if len(allowed) >= self.top_k: return distinct
+        return bool(len(allowed) > 0 and distinct and self.min_p > 0 and self.top_p >= 1.0 and self.typical_p >= 1.0
+                    and kth < allowed[0] + np.log(self.min_p) - 1e-3)
+
+    def sample(self, ctx, idx:int=-1)->int:
+        "The sampled token at logits row `idx`, accepted into the chain (what `LlamaSampler.sample` does)."
+        import ctypes, llama_cpp
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,))
+        for width in (self.m, 64 * self.m):
+            if width >= self.n_vocab: break
+            data, arr, kth = _top_candidates(logits, width)     # in id order, as the full array
+            llama_cpp.llama_sampler_apply(self.samplers[1], ctypes.byref(arr))   # the grammar: disallowed get -inf
+            if self._exact(data, kth):
+                for x in self.samplers[2:]: llama_cpp.llama_sampler_apply(x, ctypes.byref(arr))   # top-k ... dist
+                tok = int(arr.data[arr.selected].id)              # a sampler may point `arr` at its own buffer
+                llama_cpp.llama_sampler_accept(self.chain.sampler, tok)
+                if width == self.m: self.n_fast += 1
+                else: self.n_wide += 1
+                return tok
+        self.n_full += 1
+        return self.chain.sample(ctx, idx)                       # the whole vocabulary, then accepts
+
+    def close(self): self.chain.close()
+
 def greedy_grammar_shortcut(llama, # a `llama_cpp.Llama`
-                            k:int=64, # candidates checked before the full vocabulary
+                            k:int=64, # candidates checked before the full vocabulary (greedy; sampled calls check 4k)
+                            sampled:bool=True, # also sampled calls (`SampledGrammarSampler`)
                            ):
-    "Make `llama`'s grammar-constrained greedy calls use `GreedyGrammarSampler` (identical outputs); returns `llama`."
+    "Make `llama`'s grammar-constrained calls check the likely tokens first (`GreedyGrammarSampler`, `SampledGrammarSampler`; identical outputs); returns `llama`."
     build = llama._init_sampler
     def _init_sampler(*args, **kw):
         chain = build(*args, **kw)
         neutral = (kw.get("repeat_penalty", 1.0) == 1.0 and kw.get("frequency_penalty", 0.0) == 0.0
                    and kw.get("presence_penalty", 0.0) == 0.0 and kw.get("logits_processor") is None)
-        if args or kw.get("grammar") is None or kw.get("temp") != 0.0 or not neutral: return chain
-        return GreedyGrammarSampler(chain, llama.n_vocab(), k)
+        if args or kw.get("grammar") is None or not neutral: return chain
+        if kw.get("temp") == 0.0: return GreedyGrammarSampler(chain, llama.n_vocab(), k)
+        if (sampled and kw.get("temp", 0.8) > 0 and kw.get("mirostat_mode", 0) == 0 and kw.get("top_k", 40) >= 1):
+            try: return SampledGrammarSampler(chain, llama.n_vocab(), kw.get("top_k", 40), 4 * k, top_p=kw.get("top_p", 0.95),
+                                              min_p=kw.get("min_p", 0.05), typical_p=kw.get("typical_p", 1.0))
+            except ValueError: return chain     # a chain of another shape (another llama-cpp-python): the full chain
+        return chain
     llama._init_sampler = _init_sampler
     return llama
 
@@ -234,7 +312,7 @@ class LlamaCppBackend(LocalBackend):
                  chat_format:str|None=None, # llama.cpp chat format for messages (None: the model's default)
                  logprobs_n_ctx:int=1024,   # context of the `logits_all` instance (chat `messages` with `top_logprobs` only)
                  verbose:bool=False,        # llama.cpp's own logging
-                 grammar_shortcut:int=64,   # greedy calls under a grammar check this many likely tokens first (0: off; same outputs)
+                 grammar_shortcut:int=64,   # calls under a grammar check this many likely tokens first, sampled calls 4x as many (0: off; same outputs)
                  **llama_kwargs,            # any other `llama_cpp.Llama` argument
                 ):
         super().__init__()

@@ -184,20 +184,29 @@ class Backend:
     def __repr__(self): return f"{type(self).__name__}({canonical_json(self.identity)})"
 
 class LocalBackend(Backend):
-    "A model in this process: `complete` runs in a worker thread, one call at a time (a lock)."
+    "A model in this process: `complete` runs on the backend's own worker thread, one call at a time (a lock)."
     default_concurrency = 1
     default_timeout = None   # a running llama.cpp/torch call cannot be interrupted, so no timeout by default
-    def __init__(self): self._lock = threading.Lock()
+    def __init__(self): self._lock, self._pool = threading.Lock(), None
     def complete(self, req:Request, # one request
                 )->Result:
         "Serve one request, blocking (runs in a worker thread)."
         raise NotImplementedError
     def _locked(self, req):
         with self._lock: return self.complete(req)
+    def on_thread(self, fn:Callable, *args, **kw):
+        "Submit `fn(*args, **kw)` to this backend's one worker thread; returns a `concurrent.futures.Future`."
+        # llama.cpp and torch run their kernels in OpenMP thread teams, one team per calling thread. Calls spread over
+        # asyncio's pool of threads leave idle teams spinning on the same cores: on 2 cores a REP run after one plain
+        # completion on the main thread took 76 s instead of 51 s (benchmarks/README.md, live_generation).
+        if getattr(self, "_pool", None) is None:
+            import concurrent.futures
+            self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=type(self).__name__)
+        return self._pool.submit(fn, *args, **kw)
     async def acomplete(self, req:Request, # one request
                        )->Result:
-        "`complete` in a worker thread, one call at a time."
-        return await asyncio.to_thread(self._locked, req)
+        "`complete` on the backend's worker thread, one call at a time."
+        return await asyncio.wrap_future(self.on_thread(self._locked, req))
 
 def _lazy(module:str, name:str)->Callable[..., Backend]:
     "A factory that imports `module` only when called (torch, openai and llama.cpp load only when used)."
