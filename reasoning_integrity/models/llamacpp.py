@@ -344,18 +344,18 @@ class LlamaCppBackend(LocalBackend):
     def model(self, logprobs:bool=False, # the `logits_all` instance (for chat messages with top_logprobs)
              ):
         "The `llama_cpp.Llama` instance, loaded on first use (a fully cached run never loads it)."
-        from llama_cpp import Llama
-        # a segfault would kill the kernel with no message: say what is wrong before loading
-        if amx_build() and not os.environ.get("RI_LLAMA_AMX"): raise RuntimeError(_AMX_HELP)
         if logprobs:
-            if self._llm_lp is None:
-                self._llm_lp = self._shortcut(Llama(str(self.path), **{**self.kwargs, "n_ctx": self.logprobs_n_ctx,
-                                                                     "logits_all": True}))
+            if self._llm_lp is None: self._llm_lp = self._load(n_ctx=self.logprobs_n_ctx, logits_all=True)
             return self._llm_lp
-        if self._llm is None: self._llm = self._shortcut(Llama(str(self.path), **self.kwargs))
+        if self._llm is None: self._llm = self._load()
         return self._llm
 
-    def _shortcut(self, llama):
+    def _load(self, **over):
+        "A new `llama_cpp.Llama` with this backend's arguments (`over` replacing some), grammar shortcut attached."
+        from llama_cpp import Llama
+        # a segfault would kill the kernel with no message: say what is wrong before loading (once per load, not per call)
+        if amx_build() and not os.environ.get("RI_LLAMA_AMX"): raise RuntimeError(_AMX_HELP)
+        llama = Llama(str(self.path), **{**self.kwargs, **over})
         return greedy_grammar_shortcut(llama, self.grammar_shortcut) if self.grammar_shortcut else llama
 
     def complete(self, req:Request, # one request
