@@ -9,6 +9,8 @@ Stages every page into `_docs_src/`, then runs Sphinx (MyST-NB, sphinx-book-them
   docments;
 - one page per experiment report in `reports/`: status, parameters, run time, models, data files with sha256, notes,
   every figure, every table (all rows up to `--max-rows`, then the row count and the CSV), and the executed notebook.
+  Every value on it that this script did not write (run.json, the manifest, file and table names, table notes and
+  cells) is escaped so that it is only text (see `report_page`); a malformed per-item record is skipped and counted.
 
 Usage: `python docs/build.py [--out _docs] [--no-exec] [--jobs 2]`; `make docs` runs it.
 """
@@ -144,22 +146,86 @@ def api_pages()->list[str]:
 
 
 # ------------------------------------------------------------------------------------------------------ reports
+# A report page shows what a run wrote (run.json, the manifest, file names, table notes and cells), and a model's
+# text or the model id an endpoint returns from /v1/models ends up in it. None of it may reach the page as markup.
+# Markdown is not HTML: HTML-escaping a value pasted into Markdown still lets it end a code span or a fence, open a
+# directive (`{raw}`, `{include}`, `{eval-rst}`) or write a link. So a report page is built of two kinds of pieces
+# only: headings and sentences written here, where a value (the report's, a figure's or a table's name) is put on one
+# line with every ASCII punctuation character backslash-escaped (`_md`: Markdown text and nothing else), and
+# `{raw} html` blocks (`_raw`) in which every value is HTML-escaped with its backticks as `&#96;` (`_h`), so that no
+# value can end the fence. Files are staged under names made of `[A-Za-z0-9_.-]` only (`_slug`).
+_CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _json(v)->str:
+    "`v` as JSON text; a value too deep or too large for that is named instead."
+    try: return json.dumps(v, default=str, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError): return f"(a {type(v).__name__} that cannot be shown)"
+
+
+def _h(v, limit:int|None=None)->str:
+    "A value as HTML text: a string as is, anything else as JSON, cut to `limit` characters, escaped, backticks too."
+    s = "" if v is None else v if isinstance(v, str) else _json(v)
+    if limit and len(s) > limit: s = s[:limit - 1] + "…"
+    return html.escape(_CTRL.sub("\ufffd", s), quote=True).replace("`", "&#96;")
+
+
+def _prose(v, limit:int|None=None)->str:
+    "Like `_h`, with the notes' `code` spans (backticks paired on one line) shown as code, as their Markdown meant."
+    s = _h(v, limit).replace("&#96;", "`")  # escaped, backticks put back to be paired (no other markup is left)
+    return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", s).replace("`", "&#96;")
+
+
+def _md(v, limit:int=200)->str:
+    "A value as Markdown text on one line: control characters and line breaks as spaces, all ASCII punctuation escaped."
+    s = " ".join(_CTRL.sub(" ", v if isinstance(v, str) else _json(v)).split())[:limit]
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", s)
+
+
+def _raw(*parts:str)->str:
+    "A `{raw} html` block of HTML pieces built with `_h`; a backtick left in any of them is escaped too, so none ends it."
+    body = "\n".join(p for p in parts if p).replace("`", "&#96;")
+    return "```{raw} html\n" + body + "\n```\n"
+
+
+def _slug(name:str, used:set|None=None)->str:
+    "`name` as a file or page name safe in a path, a URL and a toctree (itself when it is one), not one of `used`."
+    s = re.sub(r"[^A-Za-z0-9_.-]", "_", name).strip(".")[:100] or "_"
+    if used is not None:
+        base, k = s, 2
+        while s.lower() in used: s, k = f"{base}-{k}", k + 1
+        used.add(s.lower())
+    return s
+
+
+def _dict(v)->dict: return v if isinstance(v, dict) else {}
+def _list(v)->list: return v if isinstance(v, list) else [] if v is None or v == "" else [v]
+
+
+def _html_table(head:list[str], rows:list[list[str]])->str:
+    "A table in the look of the site's Markdown tables; `head` and the cells are HTML already escaped."
+    th = "".join(f'<th class="head">{h}</th>' for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return f'<table class="table"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
+
+
 def _table_html(csv:Path, max_rows:int)->tuple[str, int]:
     import pandas as pd
     try: df = pd.read_csv(csv)
     except pd.errors.EmptyDataError: return "<p><em>empty table</em></p>", 0
+    except Exception as e: return f"<p><em>the table could not be read: {_h(type(e).__name__)}</em></p>", 0
     n = len(df)
     shown = df.head(max_rows)
     tab = shown.to_html(index=False, border=0, classes="table ri-table", na_rep="", float_format=lambda x: f"{x:.4g}",
                         escape=True)
-    return tab, n
+    return tab.replace("`", "&#96;"), n
 
 
-def _md_note(md:Path)->str:
-    "The note above a table in its .md copy (the text before the first table line)."
-    if not md.exists(): return ""
-    note = md.read_text().split("\n|", 1)[0].strip()
-    return "" if note.startswith("|") else note
+def _md_note(md:Path, limit:int=4000)->str:
+    "The note above a table in its .md copy (the text before the first table line), at most `limit` characters."
+    if not md.is_file(): return ""
+    note = md.read_text(errors="replace").split("\n|", 1)[0].strip()
+    return "" if note.startswith("|") else note[:limit]
 
 
 def _drop_widgets(nb)->None:
@@ -173,74 +239,112 @@ def _drop_widgets(nb)->None:
         if "outputs" in c: c["outputs"] = [o for o in c["outputs"] if o.get("output_type") != "display_data" or o.get("data")]
 
 
-def report_pages(max_rows:int)->list[str]:
-    "One page per experiment in reports/: its run record, figures, tables and the executed notebook."
-    pages = []
-    for d in sorted(p for p in (ROOT / "reports").iterdir() if (p / "run.json").exists()):
-        name = d.name
-        rec = json.loads((d / "run.json").read_text())
-        page = SRC / "reports" / name; page.mkdir(parents=True, exist_ok=True)
-        extra = SRC / "_extra" / "reports" / name / "tables"; extra.mkdir(parents=True, exist_ok=True)
-        L = [f"# {name}\n", f"**status** {rec.get('status')} · **profile** "
-             f"{(rec.get('parameters') or {}).get('profile', '')} · **wall time** {rec.get('wall_s', '')} s "
-             f"(this run; model calls answered from the response cache are not timed separately) · "
-             f"**finished** {rec.get('finished_at', '')} · **commit** `{(rec.get('git') or {}).get('commit', '')[:10]}`\n"]
-        if rec.get("error"): L.append(f"```text\n{rec['error'].get('ename')}: {rec['error'].get('evalue')}\n```\n")
-        nb = d / f"{name}.ipynb"
-        if nb.exists():
-            import nbformat
+def _run_record(d:Path)->tuple[dict, str]:
+    "A report's run.json as a dict, and what was wrong with it ('' when nothing)."
+    from reasoning_integrity.explore import MAX_DEPTH, json_depth
+    try:
+        text = (d / "run.json").read_text(errors="replace")
+        if json_depth(text) > 2 * MAX_DEPTH: return {}, f"run.json nests deeper than {2 * MAX_DEPTH} levels"
+        rec = json.loads(text)
+    except Exception as e: return {}, f"run.json could not be read: {type(e).__name__}: {e}"
+    return (rec, "") if isinstance(rec, dict) else ({}, f"run.json holds a {type(rec).__name__}, not an object")
+
+
+def report_page(d:Path, max_rows:int, page:Path, extra:Path)->str:
+    "The Markdown page of the report in `d` (files it links staged into `page` and `extra`); every value escaped."
+    rec, bad = _run_record(d)
+    params, git = _dict(rec.get("parameters")), _dict(rec.get("git"))
+    L = [f"# {_md(d.name)}\n",
+         _raw(f"<p><strong>status</strong> {_h(rec.get('status'), 100)} · <strong>profile</strong> {_h(params.get('profile'), 100)} · "
+              f"<strong>wall time</strong> {_h(rec.get('wall_s'), 100)} s (this run; model calls answered from the response "
+              f"cache are not timed separately) · <strong>finished</strong> {_h(rec.get('finished_at'), 100)} · "
+              f"<strong>commit</strong> <code>{_h(str(git.get('commit') or '')[:10])}</code></p>",
+              f'<p class="ri-warn"><em>{_h(bad, 300)}</em></p>' if bad else "")]
+    if rec.get("error"):
+        err = _dict(rec["error"]) or {"evalue": rec["error"]}
+        L.append(_raw(f'<div class="highlight"><pre>{_h(err.get("ename"), 200)}: {_h(err.get("evalue"), 4000)}</pre></div>'))
+    nb = d / f"{d.name}.ipynb"
+    has_nb = nb.is_file()
+    if has_nb:
+        import nbformat
+        try:
             x = nbformat.read(nb, as_version=4)
             x.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
             x.metadata.setdefault("myst", {})
             _drop_widgets(x)
             nbformat.write(x, page / "notebook.ipynb")
             L.append("The executed notebook, with its figures: [notebook](notebook.ipynb).\n")
-        if any((d / "records").glob("*.jsonl")):  # the per-item explorer, as a static page beside the report's
-            from reasoning_integrity.explore import write_html, load_items
-            write_html(d, out=extra.parent / "explorer.html")
-            n_items = len(load_items(d)[0])
-            L.append(f"Look inside each of its {n_items} items (steps, per-step signals, matrices, raw model text): "
-                     "[item explorer](explorer.html).\n")
-        notes = rec.get("notes") or []
-        if notes: L += ["## Notes\n"] + [f"- {html.escape(n)}" for n in notes] + [""]
-        figs = sorted((d / "figures").glob("*.png"))
-        if figs:
-            L.append("## Figures\n")
-            (page / "figures").mkdir(exist_ok=True)
-            for f in figs:
-                shutil.copy(f, page / "figures" / f.name)
-                L.append(f"![{f.stem}](figures/{f.name})\n")
-        L.append("## Tables\n")
-        for csv in sorted((d / "tables").glob("*.csv")):
-            shutil.copy(csv, extra / csv.name)
-            tab, n = _table_html(csv, max_rows)
-            shown = f"all {n} rows" if n <= max_rows else f"the first {max_rows} of {n} rows"
-            L += [f"### {csv.stem}\n", html.escape(_md_note(csv.with_suffix(".md"))) + "\n",
-                  f"{shown} · [CSV](tables/{csv.name})\n", "```{raw} html\n" + tab + "\n```\n"]
-        params = rec.get("resolved_params") or rec.get("parameters") or {}
-        if params:
-            L += ["## Parameters\n", "| parameter | value |", "|---|---|"]
-            L += [f"| `{k}` | `{html.escape(json.dumps(v, default=str))[:200]}` |" for k, v in sorted(params.items())] + [""]
-        models = rec.get("models") or {}
-        if models:
-            L += ["## Models\n", "| role | spec | details |", "|---|---|---|"]
-            L += [f"| {k} | `{v.get('spec', '')}` | {html.escape(json.dumps({a: b for a, b in v.items() if a != 'spec'}, default=str))[:300]} |"
-                  for k, v in models.items()] + [""]
-        calls = rec.get("llm_calls") or []
-        if calls:
-            L += ["## Model calls\n", "Cold (sent to the model) vs cached (answered from the response cache) in this run.\n",
-                  "| model | calls | cached | live | failed | live seconds |", "|---|---|---|---|---|---|"]
-            L += [f"| `{c.get('label')}` | {c.get('calls')} | {c.get('cached')} | {c.get('live')} | {c.get('failed')} | "
-                  f"{c.get('live_s')} |" for c in calls] + [""]
-        data = rec.get("data") or []
-        if data:
-            L += ["## Data files\n", "| file | bytes | sha256 |", "|---|---|---|"]
-            L += [f"| `{x.get('rel')}` | {x.get('bytes')} | `{str(x.get('sha256', ''))[:16]}…` |" for x in data] + [""]
-        vers = rec.get("versions") or {}
-        if vers: L += ["## Versions\n", ", ".join(f"{k} {v}" for k, v in vers.items() if v) + "\n"]
-        children = ["notebook"] if nb.exists() else []
-        if children: L += ["```{toctree}\n:hidden:\n" + "\n".join(children) + "\n```\n"]
-        (page / "index.md").write_text("\n".join(L))
+        except Exception as e:
+            has_nb = False
+            L.append(_raw(f"<p><em>The executed notebook could not be read ({_h(type(e).__name__)}).</em></p>"))
+    if any(p.is_file() for p in (d / "records").glob("*.jsonl")):  # the per-item explorer, as a static page beside the report's
+        from reasoning_integrity.explore import load_items, skipped, write_html
+        items, problems = load_items(d)
+        write_html(d, out=extra.parent / "explorer.html")
+        # a plain link: explorer.html is a file of the site (html_extra_path), not a page MyST could resolve
+        L.append(_raw(f"<p>Look inside each of its {len(items)} items (steps, per-step signals, matrices, raw model text): "
+                      '<a href="explorer.html">item explorer</a>.' +
+                      (f' <span class="ri-warn">{_h(skipped(problems))} (listed at the top of the explorer).</span>' if problems else "")
+                      + "</p>"))
+    notes = _list(rec.get("notes"))
+    if notes: L += ["## Notes\n", _raw("<ul>" + "".join(f"<li>{_prose(n, 2000)}</li>" for n in notes) + "</ul>")]
+    figs = sorted(f for f in (d / "figures").glob("*.png") if f.is_file() and not f.is_symlink())
+    if figs:
+        L.append("## Figures\n")
+        (page / "figures").mkdir(exist_ok=True)
+        used = set()
+        for f in figs:
+            name = _slug(f.stem, used) + ".png"
+            shutil.copy(f, page / "figures" / name)
+            L.append(f"![{_md(f.stem)}](figures/{name})\n")
+    L.append("## Tables\n")
+    used = set()
+    for csv in sorted(c for c in (d / "tables").glob("*.csv") if c.is_file() and not c.is_symlink()):
+        name = _slug(csv.stem, used) + ".csv"
+        shutil.copy(csv, extra / name)
+        tab, n = _table_html(csv, max_rows)
+        shown = f"all {n} rows" if n <= max_rows else f"the first {max_rows} of {n} rows"
+        note = _md_note(csv.with_suffix(".md"))
+        L += [f"### {_md(csv.stem)}\n", _raw(f"<p>{_prose(note)}</p>" if note else "",
+                                             f'<p>{shown} · <a href="tables/{name}">CSV</a></p>', tab)]
+    params = _dict(rec.get("resolved_params")) or params
+    if params:
+        L += ["## Parameters\n", _raw(_html_table(["parameter", "value"],
+              [[f"<code>{_h(k, 100)}</code>", f"<code>{_h(_json(v), 200)}</code>"] for k, v in sorted(params.items())]))]
+    models = _dict(rec.get("models"))
+    if models:
+        rows = []
+        for k, v in models.items():
+            v = _dict(v) or {"spec": v}
+            rows.append([_h(k, 100), f"<code>{_h(v.get('spec'), 300)}</code>", _h(_json({a: b for a, b in v.items() if a != "spec"}), 300)])
+        L += ["## Models\n", _raw(_html_table(["role", "spec", "details"], rows))]
+    calls = [c for c in _list(rec.get("llm_calls")) if isinstance(c, dict)]
+    if calls:
+        L += ["## Model calls\n", "Cold (sent to the model) vs cached (answered from the response cache) in this run.\n",
+              _raw(_html_table(["model", "calls", "cached", "live", "failed", "live seconds"],
+                               [[f"<code>{_h(c.get('label'), 300)}</code>"] + [_h(c.get(k), 40) for k in ("calls", "cached", "live", "failed", "live_s")]
+                                for c in calls]))]
+    data = [x for x in _list(rec.get("data")) if isinstance(x, dict)]
+    if data:
+        L += ["## Data files\n", _raw(_html_table(["file", "bytes", "sha256"],
+              [[f"<code>{_h(x.get('rel'), 300)}</code>", _h(x.get("bytes"), 40), f"<code>{_h(str(x.get('sha256') or '')[:16])}…</code>"]
+               for x in data]))]
+    vers = _dict(rec.get("versions"))
+    if vers: L += ["## Versions\n", _raw("<p>" + ", ".join(f"{_h(k, 100)} {_h(v, 100)}" for k, v in vers.items() if v) + "</p>")]
+    if has_nb: L += ["```{toctree}\n:hidden:\nnotebook\n```\n"]
+    return "\n".join(L)
+
+
+def report_pages(max_rows:int, reports:Path|None=None, src:Path|None=None)->list[str]:
+    "One page per experiment in `reports` (default reports/), staged into `src` (default _docs_src/); returns their names."
+    reports, src, pages, used = Path(reports or ROOT / "reports"), Path(src or SRC), [], set()
+    # the runner's own folders (`.<name>.failed/`, staging) start with a dot: a failed run is not a published report
+    for d in sorted(p for p in reports.iterdir() if not p.name.startswith(".") and not p.is_symlink()
+                    and (p / "run.json").is_file()) if reports.is_dir() else []:
+        name = _slug(d.name, used)  # the folder's name is the runner's, but it is a path and a title here: made safe
+        page = src / "reports" / name; page.mkdir(parents=True, exist_ok=True)
+        extra = src / "_extra" / "reports" / name / "tables"; extra.mkdir(parents=True, exist_ok=True)
+        (page / "index.md").write_text(report_page(d, max_rows, page, extra))
         pages.append(f"reports/{name}/index")
     return pages
 
@@ -265,7 +369,8 @@ def main(argv=None)->int:
     shutil.copy(ROOT / "docs" / "conf.py", SRC / "conf.py")
     (SRC / "_static" / "favicon.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
                                                  '<circle cx="8" cy="8" r="7" fill="#2a6f97"/></svg>')
-    (SRC / "_static" / "custom.css").write_text(".ri-table{font-size:.8em}.ri-table td,.ri-table th{padding:.15em .4em}\n")
+    (SRC / "_static" / "custom.css").write_text(".ri-table{font-size:.8em}.ri-table td,.ri-table th{padding:.15em .4em}"
+                                               ".ri-warn{color:#a40000}\n")
     print("executing the library notebooks" if not a.no_exec else "staging the library notebooks", flush=True)
     home, lib = index_page(), library_pages(not a.no_exec, a.jobs)
     api, reps = api_pages(), report_pages(a.max_rows)

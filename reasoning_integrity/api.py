@@ -46,6 +46,8 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
                 nli=None,  # an NLI scorer (`predict(premises, hypotheses)`); None: the project's model if built
                 emb=None,  # an embedder (`emb(texts) -> (n, d)`); None: the packaged MiniLM
                 llm=None,  # an `LLM` for the judge signal; None: the judge is skipped
+                max_pairs:int|None=10_000,  # NLI pairs a pairwise signal may ask for (`Scorers.max_pairs`); over it: skipped, with a warning; None: no cap
+                progress_pairs:int|None=1_000,  # NLI calls of more pairs show a progress bar (None: never)
                )->ChainScore:
     "Every applicable registered signal on one chain of prose steps."
     from reasoning_integrity.chains import Chain
@@ -61,7 +63,7 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
     if "emb" in needed and emb is None: emb, why["emb"] = _default("emb")
     if "nli" in needed and nli is None: nli, why["nli"] = _default("nli")
     if llm is None: why["llm"] = "no llm= given"
-    sc = Scorers(nli=nli, emb=emb, llm=llm)
+    sc = Scorers(nli=nli, emb=emb, llm=llm, max_pairs=max_pairs, progress_pairs=progress_pairs)
     cols, rows, skipped = {"step": np.arange(len(steps)), "text": steps}, [], {}
     for n in names:
         s = SIGNALS[n]
@@ -70,6 +72,8 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
         if miss: skipped[n] = "; ".join(why.get(m) or f"no {m} model" for m in miss); continue
         try: v = s.fn([chain], sc)[0]
         except Exception as e: skipped[n] = f"{type(e).__name__}: {str(e)[:120]}"; continue
+        if chain.id in sc.capped.get(n, {}):
+            skipped[n] = f"needs {sc.capped[n][chain.id]:,} NLI pairs, over max_pairs={max_pairs:,}"; continue
         if s.level == "step":
             a = np.asarray(v, float)
             cols[n] = a
@@ -81,7 +85,7 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
     summary = pd.DataFrame(rows, columns=["signal", "level", "value", "higher", "reduce", "family", "description"])
     return ChainScore(pd.DataFrame(cols), summary, skipped)
 
-# %% ../nbs/95_api.ipynb #bec1f906
+# %% ../nbs/95_api.ipynb #b8055a65
 @dataclass
 class ChainComparison:
     "Two chains aligned step by step: D, D/|π|, the path and the distance matrix."
@@ -95,10 +99,14 @@ def compare_chains(a:Sequence[str],  # first chain's steps
                    b:Sequence[str],  # second chain's steps
                    emb=None,  # an embedder (`emb(texts) -> (n, d)`); None: the packaged MiniLM
                    alignment:str="dtw",  # "dtw" or "pad" (index pairs, the shorter padded)
+                   max_cells:int|None=4_000_000,  # largest len(a) × len(b) distance matrix (2,000 × 2,000); None: no cap
                   )->ChainComparison:
     "Align two chains (DTW over cosine step distances, in [0, 1]) and return D, the path and the matrix."
     from reasoning_integrity.metrics.divergence import cosine_delta, align_dtw
     if not len(a) or not len(b): raise ValueError("compare_chains needs two non-empty chains")
+    if max_cells is not None and len(a) * len(b) > max_cells:
+        raise ValueError(f"compare_chains: {len(a):,} × {len(b):,} steps is {len(a) * len(b):,} step pairs, over "
+                         f"max_cells={max_cells:,}; pass a larger max_cells (or None) to compare them anyway")
     if emb is None:
         from reasoning_integrity.models.embed import Embedder
         emb = Embedder()

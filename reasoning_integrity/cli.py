@@ -27,8 +27,18 @@ def _show(obj:Any, # what a library call returned
     else: print(obj)
 
 # %% ../nbs/91_cli.ipynb #aa5dbe7d
+def _root(a, cmd:str)->Path:
+    "The checkout a subcommand works on (`--root`, else the one the cwd is in), said on stderr."
+    from reasoning_integrity.runner import find_root, library_of
+    root = find_root(a.root)
+    lib = library_of(root)
+    print(f"ri {cmd}: checkout {root}" + ("" if lib == root else f" (its kernels import reasoning_integrity from {lib or 'the installed package'})"),
+          file=sys.stderr)
+    return root
+
 def _cmd_list(a) -> int:
     from reasoning_integrity.runner import list_experiments
+    a.root = _root(a, "list")
     df = list_experiments(a.root)
     if df.empty: print("no experiment notebooks found"); return 0
     if not a.names:  # one line per experiment; `ri list NAME` for its parameters
@@ -51,25 +61,28 @@ def _cmd_list(a) -> int:
     return 0
 
 def _cmd_reproduce(a) -> int:
-    from reasoning_integrity.runner import parse_params, reproduce
+    from reasoning_integrity.runner import parse_params, reproduce, ReportBusy
     try: params = parse_params(a.param)
     except ValueError as e: print(f"ri reproduce: {e}", file=sys.stderr); return 2
+    root = _root(a, "reproduce")
     try:
-        res = reproduce(a.names or None, profile=a.profile, params=params, reports_dir=a.reports_dir, root=a.root,
+        res = reproduce(a.names or None, profile=a.profile, params=params, reports_dir=a.reports_dir, root=root,
                         llm=a.llm, progress=not a.no_progress, timeout=a.timeout, limit=a.limit, cache=a.cache)
-    except (KeyError, ValueError) as e: print(f"ri reproduce: {e.args[0]}", file=sys.stderr); return 2  # unknown name, bad parameter
+    except (KeyError, ValueError, ReportBusy) as e:  # unknown name, bad parameter, a folder it may not replace, busy
+        print(f"ri reproduce: {e.args[0]}\nnothing was run; every report is as it was", file=sys.stderr); return 2
     print()
     _show(res)
     if res.attrs.get("unused_params"):
         print(f"\nwarning: no experiment run declares {', '.join(res.attrs['unused_params'])}", file=sys.stderr)
     failed = (res.status != "ok").sum()
+    for r in res[res.status != "ok"].itertuples():
+        print(f"ri reproduce: {r.name} failed; {r.report}", file=sys.stderr)
     print(f"\n{len(res) - failed} ok, {failed} failed; index: {res.attrs.get('index')}")
     return 1 if failed else 0
 
 def _cmd_view(a) -> int:
     from reasoning_integrity.explore import write_html
-    from reasoning_integrity.runner import find_root
-    root = find_root(a.root)
+    root = _root(a, "view")
     rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
     try: p = write_html(Path(rd) / a.name, out=a.out, max_items=a.max_items)
     except FileNotFoundError as e: print(f"ri view: {e}", file=sys.stderr); return 2
@@ -113,7 +126,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     l = sub.add_parser("list", help="experiment notebooks (one line each); with NAME, its parameters and profiles")
     l.add_argument("names", nargs="*", metavar="NAME", help="experiments whose parameters to show")
-    l.add_argument("--root", default=None, help="repository root (default: this checkout, else the cwd)")
+    l.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     l.set_defaults(func=_cmd_list)
     r = sub.add_parser("reproduce", help="run experiment notebooks into reports/ and write reports/index.html")
     r.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (default: all)")
@@ -122,7 +135,7 @@ def parser() -> argparse.ArgumentParser:
                    help="parameter for every notebook that declares it (repeatable); values are Python literals or strings")
     r.add_argument("--llm", default=None, metavar="SPEC", help="LLM spec, e.g. openai-compatible:http://127.0.0.1:8080/v1#model")
     r.add_argument("--reports-dir", default="reports", help="reports folder (relative to the repository root)")
-    r.add_argument("--root", default=None, help="repository root (default: this checkout, else the cwd)")
+    r.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     r.add_argument("--timeout", type=float, default=None, help="seconds allowed per notebook cell")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     r.add_argument("--limit", type=int, default=None, metavar="N",
@@ -136,9 +149,9 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--max-items", type=int, default=None, help="only the first N items")
     v.add_argument("--no-open", action="store_true", help="write the page without opening a browser")
     v.add_argument("--reports-dir", default="reports", help="reports folder (relative to the repository root)")
-    v.add_argument("--root", default=None, help="repository root (default: this checkout, else the cwd)")
+    v.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     v.set_defaults(func=_cmd_view)
-    c = sub.add_parser("cache", help="the model response cache")
+    c = sub.add_parser("cache", help="the model caches: responses (default), or an embedding / NLI cache given by --path")
     c.add_argument("action", choices=("info", "clear"))
     c.add_argument("--backend", default=None, help="clear only this backend's entries")
     c.add_argument("--path", default=None, help="the cache file (default: the user cache, under $RI_CACHE_DIR)")

@@ -4,12 +4,13 @@
 
 # %% ../nbs/03_executor.ipynb #1d105331
 from __future__ import annotations
-import os
+import ipaddress, logging, os
 from typing import Any, Callable, Iterator, Sequence
 
 # %% auto #0
-__all__ = ['EXECUTOR_ENV', 'RAY_ADDRESS_ENV', 'KILL_ONCE_ENV', 'EXECUTORS', 'LocalExecutor', 'RayExecutor', 'get_executor',
-           'remote_executor', 'FunctionWorker', 'map_items', 'use_executor']
+__all__ = ['EXECUTOR_ENV', 'RAY_ADDRESS_ENV', 'KILL_ONCE_ENV', 'LOCAL_RAY_MESSAGE', 'EXECUTORS', 'LocalExecutor', 'is_loopback',
+           'start_local_ray', 'RayExecutor', 'get_executor', 'remote_executor', 'FunctionWorker', 'map_items',
+           'use_executor']
 
 # %% ../nbs/03_executor.ipynb #45e83f59
 EXECUTOR_ENV = "RI_EXECUTOR"        # "local" or "ray": the executor when none is given
@@ -54,6 +55,38 @@ class LocalExecutor:
     def __repr__(self): return "LocalExecutor()"
 
 # %% ../nbs/03_executor.ipynb #e6d0a635
+_log = logging.getLogger(__name__)
+LOCAL_RAY_MESSAGE = "Ray: local instance on 127.0.0.1 (no remote access); set RI_RAY_ADDRESS to join a cluster"
+
+def is_loopback(host:str, # an IP address as a socket reports it ('127.0.0.1', '::1', '::ffff:127.0.0.1', '0.0.0.0', ...)
+               )->bool:
+    "Whether `host` is a loopback address (IPv4 127.0.0.0/8, IPv6 ::1, or IPv4 loopback mapped into IPv6)."
+    try: ip = ipaddress.ip_address(str(host).split("%")[0])
+    except ValueError: return False
+    return bool(ip.is_loopback or (ip.version == 6 and ip.ipv4_mapped is not None and ip.ipv4_mapped.is_loopback))
+
+def start_local_ray(num_cpus:int|None=None, # CPUs of the instance (None: all)
+                   ):
+    "Start a new local Ray instance whose servers listen on 127.0.0.1 only (never joining an existing cluster)."
+    import ray
+    from ray._private import ray_constants
+    had = getattr(ray_constants, "ENABLE_RAY_CLUSTER", None)
+    ray_constants.ENABLE_RAY_CLUSTER = False   # Ray's switch: the node IP (every server's bind address) is 127.0.0.1
+    try:
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
+    finally:
+        if had is None: del ray_constants.ENABLE_RAY_CLUSTER
+        else: ray_constants.ENABLE_RAY_CLUSTER = had
+    ip = ray.util.get_node_ip_address()
+    if not is_loopback(ip):
+        ray.shutdown()
+        raise RuntimeError(f"the local Ray instance took node address {ip!r}, reachable from the network (this Ray "
+                           f"version ignores the loopback switch): stopped. Start a cluster yourself and set {RAY_ADDRESS_ENV}")
+    _log.warning(LOCAL_RAY_MESSAGE)
+    return ip
+
+# %% ../nbs/03_executor.ipynb #8d3b54ce
 def _ray_session()->tuple:
     "This driver's Ray session: (node id, job id); a new `ray.init` after a shutdown gives another."
     import ray
@@ -94,7 +127,7 @@ class _DataAdapter:
 class RayExecutor:
     "Batches on a Ray cluster: `num_workers` actors per worker kind, kept for the run (`ActorPool`), or a Ray Data pipeline per call."
     name = "ray"
-    def __init__(self, address:str|None=None, # cluster address; None: $RI_RAY_ADDRESS, else a local instance
+    def __init__(self, address:str|None=None, # cluster address; None: $RI_RAY_ADDRESS, else a new local instance on 127.0.0.1
                  num_workers:int=2, # actors per worker kind (model copies)
                  engine:str="actors", # 'actors': kept for the executor's life; 'data': Ray Data map_batches per call
                  num_cpus:int|None=None, # CPUs of a local instance (None: all)
@@ -115,8 +148,9 @@ class RayExecutor:
         # restarted actor) waiting for CPUs forever on a small machine. On a cluster, one CPU per actor spreads them.
         self.cpus_per_actor = cpus_per_actor if cpus_per_actor is not None else (1.0 if self.address else 0.0)
         if not ray.is_initialized():
-            ray.init(address=self.address, num_cpus=None if self.address else num_cpus, include_dashboard=False,
-                     log_to_driver=False, configure_logging=False, ignore_reinit_error=True)
+            if self.address:   # the user's explicit choice: that cluster, as Ray reads the address
+                ray.init(address=self.address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            else: start_local_ray(num_cpus)   # never RAY_ADDRESS's cluster nor a `ray start` one; loopback only
         self.session = _ray_session()   # the actors below belong to this Ray session only
 
     def _threads(self)->int|None:

@@ -4,15 +4,19 @@
 
 # %% ../nbs/96_explore.ipynb #28e8249d
 from __future__ import annotations
-import html, json
+import html, json, re
+from itertools import accumulate, count
 from pathlib import Path
 from .report import _report_path, check_item
 
 # %% auto #0
-__all__ = ['report_dir', 'available_reports', 'load_items', 'item_html', 'report_html', 'write_html', 'Explorer', 'state_text',
-           'trajectory_item']
+__all__ = ['MAX_RECORD_BYTES', 'MAX_DEPTH', 'report_dir', 'available_reports', 'json_depth', 'read_record', 'load_items',
+           'skipped', 'item_html', 'report_html', 'write_html', 'Explorer', 'state_text', 'trajectory_item']
 
 # %% ../nbs/96_explore.ipynb #64bbe708
+MAX_RECORD_BYTES = 2 ** 21  # one record line larger than this (2 MiB; the largest an experiment writes is ~30 KB) is skipped
+MAX_DEPTH = 32              # deepest nesting of lists and objects read (the schema needs 5)
+
 def report_dir(report:str|Path, # an experiment name (`reports/<name>`) or a report folder
                reports_dir:str|Path="reports", # the reports folder, relative to the repository root
               )->Path:
@@ -24,22 +28,61 @@ def report_dir(report:str|Path, # an experiment name (`reports/<name>`) or a rep
 def available_reports(reports_dir:str|Path="reports")->list[str]:
     "Names of the reports in `reports_dir` that have per-item records."
     d = _report_path(reports_dir)
-    return sorted(p.name for p in d.iterdir() if p.is_dir() and any((p / "records").glob("*.jsonl"))) if d.is_dir() else []
+    return sorted(p.name for p in d.iterdir() if p.is_dir() and not p.name.startswith(".")  # not the runner's own folders
+                  and any((p / "records").glob("*.jsonl"))) if d.is_dir() else []
 
-def load_items(report:str|Path, reports_dir:str|Path="reports")->tuple[list[dict], list[str]]:
-    "Every item in a report's `records/*.jsonl` (file stem in `group`) and a list of problems (bad lines, counted)."
+_JSON_STR, _BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"'), re.compile(r"[\[\]{}]")
+
+def json_depth(text:str, # a JSON text
+              )->int:
+    "How deep lists and objects nest in `text`, counted on the text (strings skipped) without parsing it."
+    return max(accumulate(1 if c in "[{" else -1 for c in _BRACKET.findall(_JSON_STR.sub('""', text))), default=0)
+
+def _record_lines(f:Path, max_bytes:int):
+    "(line number, bytes) for each line of `f`; the bytes are None for a line longer than `max_bytes` (never read whole)."
+    with open(f, "rb") as fh:
+        for n in count(1):
+            b = fh.readline(max_bytes + 1)
+            if not b: return
+            if len(b) > max_bytes and not b.endswith(b"\n"):
+                while b and not b.endswith(b"\n"): b = fh.readline(1 << 20)  # skip the rest of the long line
+                b = None
+            yield n, b
+
+def read_record(line:bytes, # one line of a records file
+                max_depth:int=MAX_DEPTH, # deepest nesting allowed
+               )->dict:
+    "One record line as a checked item; raises `ValueError` saying what is wrong with it."
+    text = line.decode("utf-8")  # UnicodeDecodeError is a ValueError
+    if json_depth(text) > max_depth: raise ValueError(f"nested deeper than {max_depth} levels")
+    return check_item(json.loads(text), max_depth=max_depth)
+
+def load_items(report:str|Path, # an experiment name or a report folder
+               reports_dir:str|Path="reports", # the reports folder, relative to the repository root
+               max_bytes:int=MAX_RECORD_BYTES, # a longer line is skipped (and counted) unread
+              )->tuple[list[dict], list[str]]:
+    "Every item in a report's `records/*.jsonl` (file stem in `group`) and the problems: one per malformed line skipped."
     d = report_dir(report, reports_dir)
-    files = sorted((d / "records").glob("*.jsonl"))
+    files = sorted(p for p in (d / "records").glob("*.jsonl") if p.is_file())
     if not files: raise FileNotFoundError(f"no per-item records in {d / 'records'}; run `ri reproduce {d.name}` first")
     items, problems = [], []
     for f in files:
-        for n, line in enumerate(f.read_text().splitlines(), 1):
-            if not line.strip(): continue
-            try: it = check_item(json.loads(line))
-            except (ValueError, TypeError) as e:  # json.JSONDecodeError is a ValueError
-                problems.append(f"{f.name}:{n}: {str(e)[:160]}"); continue
-            items.append(dict(it, group=f.stem) if len(files) > 1 else it)
+        try:
+            for n, line in _record_lines(f, max_bytes):
+                if line is None: problems.append(f"{f.name}:{n}: a line of more than {max_bytes} bytes (not read)"); continue
+                if not line.strip(): continue
+                try: it = read_record(line)
+                except Exception as e:  # any record, however made, costs one item: never the page
+                    problems.append(f"{f.name}:{n}: {(str(e) or type(e).__name__)[:160]}"); continue
+                items.append(dict(it, group=f.stem) if len(files) > 1 else it)
+        except OSError as e: problems.append(f"{f.name}: could not be read ({type(e).__name__})")
     return items, problems
+
+def skipped(problems:list[str], # the problems `load_items` returned
+           )->str:
+    "How many malformed records were skipped, as the pages say it ('' when none)."
+    n = len(problems)
+    return f"{n} malformed record{'s' if n != 1 else ''} skipped" if n else ""
 
 # %% ../nbs/96_explore.ipynb #67331619
 _CSS = """
@@ -154,7 +197,9 @@ def report_html(report:str|Path, reports_dir:str|Path="reports", max_items:int|N
     nav = "".join(f'<a href="#item-{k}">{html.escape(_label(it))}</a>' for k, it in enumerate(shown))
     secs = "".join(f'<section id="item-{k}">{item_html(it, css=False)}</section>' for k, it in enumerate(shown))
     warn = ""
-    if problems: warn += f'<p class="ri-warn">{len(problems)} record line(s) could not be read: ' + "; ".join(map(html.escape, problems[:5])) + "</p>"
+    if problems:
+        more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+        warn += f'<p class="ri-warn">{skipped(problems)}: ' + "; ".join(map(html.escape, problems[:5])) + f"{more}</p>"
     if len(shown) < len(items): warn += f'<p class="ri-warn">first {len(shown)} of {len(items)} items shown</p>'
     return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">'
             f'<title>{html.escape(d.name)}: items</title>'
@@ -204,7 +249,8 @@ class Explorer:
         q = self.filter.value.strip()
         opts = [(_label(it), it["id"]) for it in self.records if not q or self._match(it, q)]
         self.status.value = (f"{len(opts)} of {len(self.records)} items" +
-                             (f' · <span style="color:#a40000">{len(self.problems)} unreadable record line(s)</span>' if self.problems else ""))
+                             (f' · <span style="color:#a40000" title="{html.escape("; ".join(self.problems[:5]))}">{skipped(self.problems)}</span>'
+                              if self.problems else ""))
         self.items.options = opts
         self.items.value = opts[0][1] if opts else None
         self._show()

@@ -171,13 +171,35 @@ def _plain(v):
     if getattr(v, "__module__", "").startswith("pandas") and pd.isna(v): return None
     return str(v)
 
-def check_item(item:dict)->dict:
+def check_item(item:dict, # one record in the schema above
+               max_depth:int=32, # deepest nesting of dicts and lists allowed (the schema needs 5)
+              )->dict:
     "A JSON-ready copy of one explorer item; raises `ValueError` naming what breaks the schema (see the table above)."
+    import reprlib
+    import numpy as np
+    stack = [(item, 1)]  # depth first, iteratively: a record nested 900 deep is refused, not a RecursionError
+    while stack:
+        o, d = stack.pop()
+        if isinstance(o, np.ndarray): o = o.tolist()
+        if isinstance(o, (dict, list, tuple)):
+            if d > max_depth: raise ValueError(f"an item is nested deeper than {max_depth} levels: {reprlib.repr(item)[:80]}")
+            stack += [(v, d + 1) for v in (o.values() if isinstance(o, dict) else o)]
+        elif isinstance(o, int) and o.bit_length() > 1000:  # wider than a float: it could not be coloured or printed
+            raise ValueError(f"an item holds an integer of {o.bit_length()} bits: {reprlib.repr(item)[:80]}")
     if not isinstance(item, dict) or not isinstance(item.get("id"), str) or not item["id"]:
-        raise ValueError(f"an item needs a non-empty string 'id': {str(item)[:80]}")
+        raise ValueError(f"an item needs a non-empty string 'id': {reprlib.repr(item)[:80]}")
     bad = set(item) - ITEM_KEYS
-    if bad: raise ValueError(f"item {item['id']}: unknown keys {sorted(bad)}; allowed {sorted(ITEM_KEYS)}")
+    if bad: raise ValueError(f"item {item['id']}: unknown keys {sorted(map(str, bad))}; allowed {sorted(ITEM_KEYS)}")
     out = _plain(item)
+    def _is(k, types, what):
+        if not isinstance(out.get(k), types + (type(None),)):
+            raise ValueError(f"item {item['id']}: {k!r} must be {what}, not {type(out[k]).__name__}")
+    for k in ("title", "question", "trace"): _is(k, (str,), "a string")
+    for k in ("reference", "answer", "prediction"): _is(k, (str, int, float), "a string (or a number)")
+    _is("correct", (bool,), "true or false")
+    for k in ("steps", "parse_problems"): _is(k, (list,), "a list")
+    for k in ("step_signals", "matrices", "fields"): _is(k, (dict,), "a dict")
+    _is("raw", (str, dict), "a string or a dict of strings")
     n = len(out.get("steps") or [])
     for k, vals in (out.get("step_signals") or {}).items():
         if not isinstance(vals, list) or len(vals) != n:
@@ -189,11 +211,15 @@ def check_item(item:dict)->dict:
             raise ValueError(f"item {item['id']}: matrix {k!r} needs 'values', a rectangular list of rows")
         nr, nc = len(vals), len(vals[0]) if vals else 0
         for ax, size in (("rows", nr), ("cols", nc)):
-            if m.get(ax) is not None and len(m[ax]) != size:
-                raise ValueError(f"item {item['id']}: matrix {k!r} has {len(m[ax])} {ax} labels for {size} {ax}")
+            if m.get(ax) is not None and (not isinstance(m[ax], list) or len(m[ax]) != size):
+                got = len(m[ax]) if isinstance(m[ax], list) else "no list of"
+                raise ValueError(f"item {item['id']}: matrix {k!r} has {got} {ax} labels for {size} {ax}")
+        if not isinstance(m.get("path"), (list, type(None))):
+            raise ValueError(f"item {item['id']}: matrix {k!r} path must be a list of [i, j] cells")
         for ij in m.get("path") or []:
-            if len(ij) != 2 or not (0 <= ij[0] < nr and 0 <= ij[1] < nc):
-                raise ValueError(f"item {item['id']}: matrix {k!r} path cell {ij} outside {nr}x{nc}")
+            ok = isinstance(ij, list) and len(ij) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in ij)
+            if not ok or not (0 <= ij[0] < nr and 0 <= ij[1] < nc):
+                raise ValueError(f"item {item['id']}: matrix {k!r} path cell {reprlib.repr(ij)} outside {nr}x{nc}")
     return out
 
 @patch

@@ -32,9 +32,11 @@ from tqdm.auto import tqdm
 from traitlets import default
 
 # %% auto #0
-__all__ = ['KEY_PACKAGES', 'find_root', 'experiment_paths', 'notebook_parameters', 'notebook_profiles', 'notebook_limit',
-           'list_experiments', 'parse_value', 'parse_params', 'parameter_spec', 'has_credentials', 'check_params',
-           'package_versions', 'git_state', 'SameEnvKernelManager', 'run_experiment', 'reproduce', 'write_index']
+__all__ = ['MAX_PARAM_CHARS', 'MAX_PARAM_DEPTH', 'KEY_PACKAGES', 'find_root', 'library_of', 'experiment_paths',
+           'notebook_parameters', 'notebook_profiles', 'notebook_limit', 'list_experiments', 'parse_value',
+           'parse_params', 'plain_problem', 'parameter_cell', 'parameter_spec', 'has_credentials', 'check_params',
+           'package_versions', 'git_state', 'SameEnvKernelManager', 'ReportRefused', 'ReportBusy',
+           'check_report_target', 'report_lock', 'run_experiment', 'reproduce', 'check_index_target', 'write_index']
 
 # %% ../nbs/90_runner.ipynb #ab038f05
 def _checkout() -> Path|None:
@@ -44,16 +46,19 @@ def _checkout() -> Path|None:
     d = Path(spec.origin).resolve().parent.parent
     return d if (d/"settings.ini").exists() else None
 
-def find_root(start:str|Path|None=None, # a folder inside the repository; `None`: the package's checkout, then the cwd
+def find_root(start:str|Path|None=None, # a folder inside the repository; `None`: the current directory
              )->Path:
-    "The repository root: the nearest folder at or above `start` holding `settings.ini` (or `start` itself)."
-    if start is None:
-        if (co := _checkout()) is not None: return co
-        start = Path.cwd()
-    start = Path(start).resolve()
-    for d in [start, *start.parents]:
+    "The repository root: the nearest folder at or above `start` (default: the cwd) holding `settings.ini`; outside any, the installed package's checkout, else `start`."
+    here = Path(start if start is not None else Path.cwd()).resolve()
+    for d in [here, *here.parents]:
         if (d/"settings.ini").exists(): return d
-    return start
+    if start is None and (co := _checkout()) is not None: return co
+    return here
+
+def library_of(root:Path, # a repository root
+              )->Path|None:
+    "The `reasoning_integrity` source the kernels of a run in `root` import: `root`'s own package when it has one, else the installed package's checkout (`None`: the installed package as installed)."
+    return root if (Path(root)/"reasoning_integrity"/"__init__.py").is_file() else _checkout()
 
 # %% ../nbs/90_runner.ipynb #1e810634
 def experiment_paths(root:str|Path|None=None, # repository root (see `find_root`)
@@ -216,6 +221,62 @@ def parse_params(items:list[str]|None, # `key=value` strings, e.g. from `-p n_pr
         out[key] = parse_value(val)
     return out
 
+# %% ../nbs/90_runner.ipynb #b119a24f
+MAX_PARAM_CHARS = 20_000  # characters of one parameter value written as JSON
+MAX_PARAM_DEPTH = 3       # lists / dicts nested in lists / dicts, at most
+_PLAIN = (str, int, float, bool, type(None))
+
+def plain_problem(value:Any, # a parameter value
+                  depth:int=0, # nesting level of `value` (internal)
+                 )->str|None:
+    "Why `value` is not a plain parameter value (str, int, float, bool, None, lists and str-keyed dicts of those), else `None`."
+    if type(value) in _PLAIN: return None
+    if depth >= MAX_PARAM_DEPTH and isinstance(value, (list, dict)): return f"nested more than {MAX_PARAM_DEPTH} levels deep"
+    if type(value) is list: return next((p for v in value if (p := plain_problem(v, depth + 1))), None)
+    if type(value) is dict:
+        if (bad := next((k for k in value if type(k) is not str), None)) is not None:
+            return f"a dict key {bad!r} ({type(bad).__name__}) is not a string"
+        return next((p for v in value.values() if (p := plain_problem(v, depth + 1))), None)
+    hint = {tuple: "write a list, [1, 2]", set: "write a list, [1, 2]", frozenset: "write a list, [1, 2]"}.get(type(value), "")
+    return f"a {type(value).__module__ + '.' if type(value).__module__ != 'builtins' else ''}{type(value).__name__}" + (f": {hint}" if hint else "")
+
+def _as_json(v:Any)->str: return json.dumps(v, sort_keys=True, allow_nan=True)
+
+_SPECIAL = {"float('nan')": float("nan"), "float('inf')": float("inf"), "float('-inf')": float("-inf")}  # papermill's non-finite floats
+
+def _read_back(node:ast.AST)->Any:
+    "The value of one injected expression: a literal, or one of papermill's non-finite floats; anything else reads as a marker that matches no value."
+    try: return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError): pass
+    if isinstance(node, (ast.List, ast.Dict)):  # a list or dict holding a non-finite float
+        if isinstance(node, ast.List): return [_read_back(e) for e in node.elts]
+        return {_read_back(k): _read_back(v) for k, v in zip(node.keys, node.values)}
+    return _SPECIAL.get(ast.unparse(node), _NOT_A_VALUE)
+
+class _NotAValue:
+    def __repr__(self): return "<not a value>"
+_NOT_A_VALUE = _NotAValue()
+
+def parameter_cell(params:dict, # parameter name -> plain value
+                  )->str:
+    "The source of the cell papermill injects for `params`, checked by reading it back; `ValueError` if any value is not plain or does not read back as itself."
+    from papermill.translators import PythonTranslator
+    for k, v in params.items():
+        if not (isinstance(k, str) and k.isidentifier()): raise ValueError(f"parameter name {k!r} is not a Python name")
+        if (why := plain_problem(v)) is not None:
+            raise ValueError(f"parameter {k}: {why}; only str, int, float, bool, None and lists/dicts of those are passed to a notebook")
+        if len(_as_json(v)) > MAX_PARAM_CHARS: raise ValueError(f"parameter {k}: longer than {MAX_PARAM_CHARS:,} characters")
+    src = PythonTranslator.codify(params, "Parameters")
+    body = ast.parse(src).body
+    got = {}
+    for n in body:
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
+            raise ValueError(f"the injected parameters do not read back as assignments: {ast.unparse(n)[:80]!r}")
+        got[n.targets[0].id] = _read_back(n.value)
+    if len(body) != len(params) or any(_as_json(got.get(k)) != _as_json(v) for k, v in params.items()):
+        raise ValueError("the injected parameters do not read back as the values given: refused")
+    return src
+
 # %% ../nbs/90_runner.ipynb #52be3f35
 def _choices_node(tree:ast.Module)->ast.AST|None:
     "The `choices=` argument of the first `resolve_params(...)` call in a module, if any."
@@ -238,15 +299,29 @@ def _own_imports(tree:ast.Module)->dict:
                 if hasattr(mod, a.name): env[a.asname or a.name] = getattr(mod, a.name)
     return env
 
+_KINDS = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict, "None": type(None),
+          "NoneType": type(None), "tuple": list}
+
+def _annotation_kinds(ann:str|None)->set[str]|None:
+    "The kinds an annotation such as `str|None`, `int`, `list[int]|None` or `Optional[str]` allows (`None`: no annotation, or one not of these)."
+    if not ann: return None
+    a = ann.replace(" ", "")
+    if a.startswith("Optional[") and a.endswith("]"): a = a[9:-1] + "|None"
+    parts = {p.split("[", 1)[0] for p in a.split("|")}
+    return {"NoneType" if p == "None" else p for p in parts} if parts <= set(_KINDS) else None
+
 def parameter_spec(path:str|Path, # an experiment notebook
                   )->dict[str, dict]:
-    "Per declared parameter: `types` (type names its default and profile values have) and `choices` (or None)."
+    "Per declared parameter: `types` (its annotation's kinds, else the kinds of its default and profile values, else `str`), `examples`, `declared` (where the kind comes from) and `choices` (or None)."
     declared, profiles = notebook_parameters(path), notebook_profiles(path, imports=True)
     spec = {}
-    for p, d in zip(declared.parameter, declared.default):
+    for p, d, t in zip(declared.parameter, declared.default, declared.type):
         vals = [d] + [v.get(p) for v in profiles.values() if isinstance(v, dict)]
         known = [v for v in vals if v is not None]
-        spec[p] = dict(types={type(v).__name__ for v in known}, examples=known, choices=None)
+        ann = _annotation_kinds(t if isinstance(t, str) and t not in {type(x).__name__ for x in known} | {None} else None)
+        types, src = ((ann, "annotation") if ann else ({type(v).__name__ for v in known}, "values") if known
+                      else ({"str"}, "none declared: a string"))
+        spec[p] = dict(types=types, examples=known, declared=src, choices=None)
     if "profile" in spec and profiles: spec["profile"]["choices"] = list(profiles)
     nb = nbformat.read(path, as_version=4)
     src = "\n".join(c.source for c in _code_cells(nb) if not c.source.lstrip().startswith(("%", "!")))
@@ -267,12 +342,21 @@ def has_credentials(value:Any)->bool:
     from reasoning_integrity.models.llm import redact_credentials
     return isinstance(value, str) and redact_credentials(value) != value
 
-def _type_ok(value:Any, examples:list)->bool:
-    "Whether `value` fits a parameter whose known values are `examples` (the rule `resolve_params` applies in the kernel)."
+def _type_ok(value:Any, spec:dict)->bool:
+    "Whether `value` has the kind `spec` declares: its annotation's kinds, else the kind of one of its known values (the rule `resolve_params` applies in the kernel), else a string. `None` always passes (\"from the profile\")."
     from reasoning_integrity.report import _same_kind
-    return value is None or not examples or any(_same_kind(value, e) for e in examples)
+    if value is None: return True
+    if spec.get("declared") == "values": return any(_same_kind(value, e) for e in spec["examples"])
+    kinds = tuple(_KINDS[t] for t in spec["types"] if t in _KINDS)
+    if isinstance(value, bool): return bool in kinds
+    return isinstance(value, kinds) or (float in kinds and isinstance(value, int))
 
 # %% ../nbs/90_runner.ipynb #efd9e54f
+def _short(v:Any, n:int=80)->str:
+    "`repr(v)` cut to `n` characters (a refused value is named, not echoed whole)."
+    r = repr(v)
+    return r if len(r) <= n else r[:n - 1] + "…"
+
 def check_params(params:dict, # parameter values given by the user (e.g. from `-p`)
                  paths:dict[str, Path], # the experiments that will run: name -> notebook
                 )->None:
@@ -283,6 +367,11 @@ def check_params(params:dict, # parameter values given by the user (e.g. from `-
     errors = []
     for k, v in params.items():
         if k == "report_dir": continue
+        if (why := plain_problem(v)) is not None:
+            errors.append(f"parameter {k}={_short(v)}: {why}; only str, int, float, bool, None and lists/dicts of those "
+                          "are passed to a notebook"); continue
+        if len(_as_json(v)) > MAX_PARAM_CHARS:
+            errors.append(f"parameter {k}: longer than {MAX_PARAM_CHARS:,} characters"); continue
         if any(has_credentials(x) for x in (v if isinstance(v, (list, tuple)) else [v])):
             errors.append(f"parameter {k} carries a credential (user:key@ in a URL or a key= query): parameters are "
                           "written to run.json, the manifest, the executed notebook and tables, so keys come from the "
@@ -295,9 +384,11 @@ def check_params(params:dict, # parameter values given by the user (e.g. from `-
             continue
         for n in owners:
             sp = specs[n][k]
-            if not _type_ok(v, sp["examples"]):
-                errors.append(f"parameter {k}={v!r} ({type(v).__name__}) in {n}: expected "
-                              f"{' or '.join(sorted(sp['types']))}"); break
+            if not _type_ok(v, sp):
+                errors.append(f"parameter {k}={_short(v)} ({type(v).__name__}) in {n}: expected "
+                              f"{' or '.join(sorted(sp['types']))}"
+                              + (" (no kind declared: annotate it in the parameters cell, e.g. `k: int|None = None`)"
+                                 if sp["declared"].startswith("none") else "")); break
             vals = v if isinstance(v, (list, tuple)) else [v]
             if sp["choices"] is not None and v is not None and (bad := [x for x in vals if x not in sp["choices"]]):
                 errors.append(f"parameter {k}={v!r} in {n}: {bad[0]!r} is not one of {sp['choices']}"); break
@@ -327,17 +418,24 @@ def git_state(root:str|Path, # a folder inside a git checkout
 
 # %% ../nbs/90_runner.ipynb #a7c5bcba
 class SameEnvKernelManager(AsyncKernelManager):
-    "A kernel manager whose kernel is ipykernel on `sys.executable`, with this checkout importable."
+    "A kernel manager whose kernel is ipykernel on `sys.executable`, with a checkout's package first on `PYTHONPATH`."
+    library: Path|None = None  # the source folder imported first (None: the installed package's checkout)
+
+    @classmethod
+    def for_root(cls, root:Path)->type:
+        "This manager for runs in repository `root`: its kernels import `library_of(root)`."
+        return type(cls.__name__, (cls,), {"library": library_of(Path(root))})
+
     @default("transport")
     def _transport_default(self): return "ipc" if os.name == "posix" else "tcp"  # local sockets, no open TCP port
 
     @property
     def kernel_spec(self) -> KernelSpec:
-        "ipykernel's spec for `sys.executable`, with this checkout on `PYTHONPATH`."
+        "ipykernel's spec for `sys.executable`, with the checkout's package on `PYTHONPATH`."
         if self._kernel_spec is None:
             from ipykernel.kernelspec import RESOURCES, get_kernel_dict
             env = {}
-            if (co := _checkout()) is not None:
+            if (co := self.library or _checkout()) is not None:
                 env["PYTHONPATH"] = os.pathsep.join(p for p in [str(co), os.environ.get("PYTHONPATH")] if p)
             self._kernel_spec = KernelSpec(resource_dir=RESOURCES, env=env, **get_kernel_dict())
         return self._kernel_spec
@@ -351,12 +449,104 @@ def _rel(p:Path, base:Path) -> str:
     try: return p.relative_to(base.resolve()).as_posix()
     except ValueError: return p.as_posix()
 
-def _clear_outputs(report_dir:Path, name:str):
-    "Empty `report_dir` before a run, so nothing of an earlier run (stale tables, records) survives into the new report."
-    import shutil
-    for f in report_dir.iterdir() if report_dir.is_dir() else []:
-        if f.is_dir() and not f.is_symlink(): shutil.rmtree(f)
-        else: f.unlink()
+class ReportRefused(ValueError):
+    "The target of a report is not one this runner may replace (a symlink, a file, a folder it did not write)."
+
+class ReportBusy(RuntimeError):
+    "Another run holds the report's lock."
+
+def _report_entries(name:str)->set[str]:
+    "What a run (and `ri view`) writes at the top of a report folder."
+    return {"run.json", "manifest.json", f"{name}.ipynb", "tables", "figures", "records", "explorer.html"}
+
+def check_report_target(report_dir:Path, # the report folder a run would replace (not resolved: a symlink stays one)
+                        name:str, # the experiment
+                       )->str:
+    "'absent', 'empty' or 'report' when a run may replace `report_dir`; else `ReportRefused` saying why."
+    if report_dir.is_symlink():
+        raise ReportRefused(f"{report_dir} is a symlink (to {os.readlink(report_dir)}): a report folder is never followed; "
+                            "remove the link or choose another --reports-dir")
+    if not report_dir.exists(): return "absent"
+    if not report_dir.is_dir(): raise ReportRefused(f"{report_dir} exists and is not a folder: move it away or choose another --reports-dir")
+    entries = {p.name for p in report_dir.iterdir()}
+    if not entries: return "empty"
+    what = None
+    try: rec = json.loads((report_dir/"run.json").read_text())
+    except FileNotFoundError: what = "it has no run.json"
+    except (OSError, ValueError) as e: what = f"its run.json is unreadable ({type(e).__name__})"
+    else:
+        if not isinstance(rec, dict) or rec.get("name") != name: what = f"its run.json is not a run of {name!r}"
+    if what is None and (extra := sorted(entries - _report_entries(name))):
+        what = f"it holds files a run does not write ({', '.join(extra[:5])}{', ...' if len(extra) > 5 else ''})"
+    if what is None:
+        links = [p for p in report_dir.rglob("*") if p.is_symlink()]
+        if links: what = f"it holds a symlink ({links[0].relative_to(report_dir)})"
+    if what: raise ReportRefused(f"{report_dir} is not a report written by ri: {what}. Nothing was changed; move it away "
+                                 "(or move those files out) or choose another --reports-dir")
+    return "report"
+
+_HELD: set[str] = set()   # lock files this process holds (a lock is re-entrant within the process)
+
+@contextlib.contextmanager
+def report_lock(report_dir:Path, # the report folder the lock guards
+               ):
+    "Hold `<parent>/.<name>.lock` for the block; `ReportBusy` at once when another process holds it."
+    path = report_dir.parent/f".{report_dir.name}.lock"
+    if str(path) in _HELD: yield path; return
+    report_dir.parent.mkdir(parents=True, exist_ok=True)
+    try: import fcntl
+    except ImportError:  # not POSIX: no advisory locks; say so rather than pretend
+        import warnings
+        warnings.warn("no fcntl here: two runs of one experiment at once are not prevented", stacklevel=3)
+        yield path; return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "another process"
+            raise ReportBusy(f"{report_dir.name}: another run is writing this report ({holder}; lock {path}). "
+                             "Wait for it to finish, or run into another --reports-dir") from None
+        os.ftruncate(fd, 0); os.pwrite(fd, f"pid {os.getpid()}, started {_now()}".encode(), 0)
+        _HELD.add(str(path))
+        try: yield path
+        finally: _HELD.discard(str(path))
+    finally: os.close(fd)   # closing releases the lock (so does the process's death)
+
+def _runner_dirs(report_dir:Path, kind:str)->list[Path]:
+    "The runner's own folders of one kind ('staging', 'previous') beside `report_dir`: real folders matching its naming."
+    pre = f".{report_dir.name}.{kind}-"
+    return sorted(p for p in report_dir.parent.glob(pre + "*") if p.is_dir() and not p.is_symlink()
+                  and p.name[len(pre):].replace("-", "").isalnum())
+
+def _recover(report_dir:Path):
+    "Under the lock: put back a report a killed run had renamed aside, and remove the staging folders of killed runs."
+    prev = _runner_dirs(report_dir, "previous")
+    if prev and not report_dir.exists() and not report_dir.is_symlink(): os.rename(prev.pop(), report_dir)
+    for p in prev + _runner_dirs(report_dir, "staging"): shutil.rmtree(p)
+
+def _replace(report_dir:Path, new:Path, token:str):
+    "Put the complete report `new` in place of `report_dir` (renamed aside first, deleted once `new` is in place)."
+    old = report_dir.parent/f".{report_dir.name}.previous-{token}"
+    if report_dir.exists(): os.rename(report_dir, old)
+    os.rename(new, report_dir)
+    if old.exists(): shutil.rmtree(old)
+
+def _keep_failed(report_dir:Path, new:Path, token:str)->Path:
+    "Keep a failed run's output as `.<name>.failed/` beside the report (replacing an earlier failed one the runner kept)."
+    dest = report_dir.parent/f".{report_dir.name}.failed"
+    if dest.is_symlink() or (dest.exists() and not dest.is_dir()): dest = dest.with_name(f"{dest.name}-{token}")  # not ours: left alone
+    elif dest.exists(): shutil.rmtree(dest)
+    os.rename(new, dest)
+    return dest
+
+def _restore_injected(nb_path:Path, params:dict):
+    "Write the final parameters (the report's own folder, not the staging one) into an executed notebook's injected cell, so re-running it writes where the report is."
+    try: nb = nbformat.read(nb_path, as_version=4)
+    except (OSError, ValueError): return   # the kernel died before papermill wrote it: nothing to fix
+    for c in nb.cells:
+        if "injected-parameters" in c.metadata.get("tags", []): c.source = parameter_cell(params)
+    if "papermill" in nb.metadata: nb.metadata.papermill["parameters"] = params
+    nbformat.write(nb, nb_path)
 
 @contextlib.contextmanager
 def _kernel_env(**values):
@@ -405,40 +595,17 @@ def _error(e:BaseException) -> dict:
     return {"ename": type(e).__name__, "evalue": str(e)}
 
 # %% ../nbs/90_runner.ipynb #a4432c9d
-def run_experiment(path:str|Path, # the experiment notebook
-                   report_dir:str|Path, # where its report goes (`reports/<name>`)
-                   parameters:dict|None=None, # values to inject (`profile`, `llm`, knobs); `report_dir` is added
-                   root:str|Path|None=None, # repository root: the notebook's working directory
-                   progress:bool=True, # papermill's per-cell progress bar (named after the notebook)
-                   timeout:float|None=None, # seconds allowed per cell (`None`: no limit)
-                   strict:bool=True, # refuse parameters the notebook does not declare (`reproduce` checks them itself)
-                   cache:str="use", # the model caches: `use`, `refresh` (generate again, store) or `off` ($RI_CACHE in the kernel)
-                   extra:dict|None=None, # more fields for run.json (e.g. what `--limit` set)
-                  )->dict:
-    "Run one experiment notebook with papermill; write and return its `run.json` record."
+def _execute(path:Path, out:Path, inject:dict, root:Path, progress:bool, timeout:float|None, cache:str, rec:dict)->dict:
+    "Run the notebook into folder `out` (its report folder for this run); fill `rec` with status, error, calls and timing."
     import papermill as pm
-    from reasoning_integrity.models.cache import CACHE_MODES
-    if cache not in CACHE_MODES: raise ValueError(f"cache={cache!r}: expected one of {CACHE_MODES}")
-    path, root = Path(path).resolve(), find_root(root)
-    if strict: check_params({k: v for k, v in (parameters or {}).items() if k != "report_dir"}, {path.stem: path})
-    name, report_dir = path.stem, Path(report_dir)
-    report_dir = (report_dir if report_dir.is_absolute() else root/report_dir).resolve()
-    report_dir.mkdir(parents=True, exist_ok=True)
-    _clear_outputs(report_dir, name)
-    declared = notebook_parameters(path)
-    defaults = dict(zip(declared.parameter, declared.default))
-    given = {**(parameters or {}), "report_dir": _rel(report_dir, root)}
-    inject = {k: v for k, v in given.items() if k in defaults or k in ("profile", "report_dir")}
-    rec = dict(name=name, notebook=_rel(path, root), executed_notebook=f"{name}.ipynb", status="running",
-               error=None, parameters={**defaults, **inject}, injected=inject,
-               ignored_parameters=sorted(set(given) - set(inject)), started_at=_now(), cache=cache, **(extra or {}))
+    name = path.stem
     t0 = time.perf_counter()
     with _kernel_env(RI_CACHE=cache) as env, _CallMonitor(name, env["RI_PROGRESS_FILE"], progress) as mon:
         try:
-            pm.execute_notebook(str(path), str(report_dir/f"{name}.ipynb"), parameters=inject, kernel_name="python3",
+            pm.execute_notebook(str(path), str(out/f"{name}.ipynb"), parameters=inject, kernel_name="python3",
                                 language="python", cwd=str(root), execution_timeout=timeout,
                                 progress_bar={"desc": name, "leave": False} if progress else False,
-                                kernel_manager_class=SameEnvKernelManager)
+                                kernel_manager_class=SameEnvKernelManager.for_root(root))
             rec["status"] = "ok"
         except Exception as e:  # any failure of the run is recorded in run.json and the summary, never raised
             rec.update(status="failed", error=_error(e))
@@ -446,19 +613,83 @@ def run_experiment(path:str|Path, # the experiment notebook
     rec["wall_s"] = round(time.perf_counter() - t0, 3)
     rec["finished_at"] = _now()
     man, rec["warnings"] = {}, []
-    try: man = json.loads((report_dir/"manifest.json").read_text())
+    try: man = json.loads((out/"manifest.json").read_text())
     except FileNotFoundError:
-        if rec["status"] == "ok": rec["warnings"].append("no manifest.json: the notebook did not call Report.finish()")
-    except (OSError, ValueError) as e: rec["warnings"].append(f"manifest.json unreadable: {type(e).__name__}: {e}")
-    rec.update(resolved_params=man.get("resolved_params", {}), data=man.get("data_files", []), models=man.get("models", {}), notes=man.get("notes", []),
-               llm_calls=man.get("llm_calls", []),
+        if rec["status"] == "ok":  # every cell ran but the report was never finished: not a complete report
+            rec.update(status="failed", error={"ename": "IncompleteReport",
+                                               "evalue": "the notebook ended without Report.finish() (no manifest.json)"})
+    except (OSError, ValueError) as e:
+        rec.update(status="failed", error={"ename": "IncompleteReport", "evalue": f"manifest.json unreadable: {type(e).__name__}: {e}"})
+    rec.update(resolved_params=man.get("resolved_params", {}), data=man.get("data_files", []), models=man.get("models", {}),
+               notes=man.get("notes", []), llm_calls=man.get("llm_calls", []),
                manifest="manifest.json" if man else None, git=git_state(root), versions=package_versions(), platform=platform.platform(),
-               tables=sorted(p.relative_to(report_dir).as_posix() for p in report_dir.glob("tables/*.csv")),
-               figures=sorted(p.relative_to(report_dir).as_posix() for p in report_dir.glob("figures/*.png")))
-    (report_dir/"run.json").write_text(json.dumps(rec, indent=1, default=str))
+               tables=sorted(p.relative_to(out).as_posix() for p in out.glob("tables/*.csv")),
+               figures=sorted(p.relative_to(out).as_posix() for p in out.glob("figures/*.png")))
+    return rec
+
+def run_experiment(path:str|Path, # the experiment notebook
+                   report_dir:str|Path, # where its report goes (`reports/<name>`)
+                   parameters:dict|None=None, # values to inject (`profile`, `llm`, knobs); `report_dir` is the runner's
+                   root:str|Path|None=None, # repository root: the notebook's working directory
+                   progress:bool=True, # papermill's per-cell progress bar (named after the notebook)
+                   timeout:float|None=None, # seconds allowed per cell (`None`: no limit)
+                   strict:bool=True, # refuse parameters the notebook does not declare (`reproduce` checks them itself)
+                   cache:str="use", # the model caches: `use`, `refresh` (generate again, store) or `off` ($RI_CACHE in the kernel)
+                   extra:dict|None=None, # more fields for run.json (e.g. what `--limit` set)
+                  )->dict:
+    "Run one experiment notebook with papermill into a staging folder; replace `report_dir` with it only when the run is complete. Returns the run's record."
+    from reasoning_integrity.models.cache import CACHE_MODES
+    if cache not in CACHE_MODES: raise ValueError(f"cache={cache!r}: expected one of {CACHE_MODES}")
+    path, root = Path(path).resolve(), find_root(root)
+    if "report_dir" in (parameters or {}):
+        raise ValueError("report_dir is the runner's to set: give the reports folder (--reports-dir, reports_dir=) instead")
+    if strict: check_params(dict(parameters or {}), {path.stem: path})
+    name, report_dir = path.stem, Path(report_dir)
+    report_dir = report_dir if report_dir.is_absolute() else root/report_dir
+    report_dir = report_dir.parent.resolve()/report_dir.name   # the folders above may be links; the report itself is not followed
+    declared = notebook_parameters(path)
+    defaults = dict(zip(declared.parameter, declared.default))
+    final = _rel(report_dir, root)
+    given = {**(parameters or {}), "report_dir": final}
+    inject = {k: v for k, v in given.items() if k in defaults or k in ("profile", "report_dir")}
+    parameter_cell(inject)   # every value plain and read back as itself, before anything is touched
+    check_report_target(report_dir, name)
+    report_dir.parent.mkdir(parents=True, exist_ok=True)
+    rec = dict(name=name, notebook=_rel(path, root), executed_notebook=f"{name}.ipynb", status="running",
+               error=None, parameters={**defaults, **inject}, injected=inject,
+               ignored_parameters=sorted(set(given) - set(inject)), started_at=_now(), cache=cache, **(extra or {}))
+    with report_lock(report_dir):
+        _recover(report_dir)
+        check_report_target(report_dir, name)   # again, under the lock
+        token = f"{os.getpid()}-{os.urandom(4).hex()}"
+        stage = report_dir.parent/f".{name}.staging-{token}"
+        out = stage/name
+        out.mkdir(parents=True)
+        try:
+            _execute(path, out, {**inject, "report_dir": _rel(out, root)}, root, progress, timeout, cache, rec)
+            _restore_injected(out/f"{name}.ipynb", inject)
+            (out/"run.json").write_text(json.dumps(rec, indent=1, default=str))
+            if rec["status"] == "ok": _replace(report_dir, out, token)
+            else:
+                rec["failed_output"] = _rel(_keep_failed(report_dir, out, token), root)
+                rec["previous_report"] = "untouched" if report_dir.exists() else "none"
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
     return rec
 
 # %% ../nbs/90_runner.ipynb #58fbbdb2
+def _with_limit(given:dict, params:dict, limit:int|None, path:Path)->tuple[dict, dict]:
+    "The parameters of one experiment with `--limit` applied to its size knobs, and what `run.json` records of it."
+    if limit is None: return given, {}
+    knobs = notebook_limit(path)
+    # an explicit -p for the knob wins; 0 means every item, i.e. the profile's own sizes
+    set_ = {k: limit for k in knobs or () if k not in params} if limit else {}
+    note = ("0: the profile's sizes" if limit == 0 else
+            "fixed-size experiment: --limit does not apply" if knobs == () else
+            "no LIMIT declared: --limit does not apply" if knobs is None else
+            f"set by -p instead: {sorted(set(knobs) - set(set_))}" if set(knobs) - set(set_) else None)
+    return {**given, **set_}, {"limit": dict(value=limit, parameters=sorted(set_), note=note)}
+
 def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); `None`: all of them
               profile:str="quick", # `quick` (minutes) or `full` (the papers' sizes)
               params:dict|None=None, # extra parameters for every notebook that declares them
@@ -481,59 +712,85 @@ def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); 
     missing = [n for n in names if n not in known]
     if missing: raise KeyError(f"no experiment {missing} in {root/'nbs'/'experiments'}; known: {sorted(known)}")
     reports_dir = Path(reports_dir) if Path(reports_dir).is_absolute() else root/reports_dir
+    for k, how in (("profile", "--profile (profile=)"), ("report_dir", "--reports-dir (reports_dir=)")):
+        if k in (params or {}): raise ValueError(f"-p {k}=... is not a notebook knob: set it with {how}")
     given = {**(params or {}), "profile": profile, **({"llm": llm} if llm is not None else {})}
     check_params(given, {n: known[n] for n in names})  # before any kernel starts
+    for n in names: check_report_target(reports_dir/n, n)  # every target, before anything runs
+    check_index_target(reports_dir)
     recs = []
-    for n in tqdm(names, desc="experiments", disable=not progress):
-        given_n, extra = given, {}
-        if limit is not None:
-            knobs = notebook_limit(known[n])
-            # an explicit -p for the knob wins; 0 means every item, i.e. the profile's own sizes
-            set_ = {k: limit for k in knobs or () if k not in (params or {})} if limit else {}
-            given_n = {**given, **set_}
-            extra["limit"] = dict(value=limit, parameters=sorted(set_),
-                                  note=("0: the profile's sizes" if limit == 0 else
-                                        "fixed-size experiment: --limit does not apply" if knobs == () else
-                                        "no LIMIT declared: --limit does not apply" if knobs is None else
-                                        f"set by -p instead: {sorted(set(knobs) - set(set_))}" if set(knobs) - set(set_) else None))
-        recs.append(run_experiment(known[n], reports_dir/n, given_n, root=root, progress=progress, timeout=timeout,
-                                   strict=False, cache=cache, extra=extra))
-    index = write_index(reports_dir)
+    with contextlib.ExitStack() as locks:
+        for n in names: locks.enter_context(report_lock(reports_dir/n))   # all of them, or none runs
+        for n in tqdm(names, desc="experiments", disable=not progress):
+            given_n, extra = _with_limit(given, params or {}, limit, known[n])
+            recs.append(run_experiment(known[n], reports_dir/n, given_n, root=root, progress=progress, timeout=timeout,
+                                       strict=False, cache=cache, extra=extra))
+        index = write_index(reports_dir)
     res = pd.DataFrame([dict(name=r["name"], status=r["status"], wall_s=r["wall_s"], tables=len(r["tables"]),
                              figures=len(r["figures"]),
-                             error=None if r["error"] is None else f"{r['error']['ename']}: {r['error']['evalue']}")
-                        for r in recs], columns=["name", "status", "wall_s", "tables", "figures", "error"])
+                             error=None if r["error"] is None else f"{r['error']['ename']}: {r['error']['evalue']}",
+                             report=("replaced" if r["status"] == "ok" else f"previous {r['previous_report']}; "
+                                     f"this run's output: {r['failed_output']}"))
+                        for r in recs], columns=["name", "status", "wall_s", "tables", "figures", "error", "report"])
     res.attrs["index"] = str(index)
     res.attrs["unused_params"] = sorted(set(params or {}) - {k for r in recs for k in r["injected"]})
     return res
 
 # %% ../nbs/90_runner.ipynb #e089d34a
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;font-size:.85em}
-td,th{border:1px solid #ccc;padding:.2em .5em}.ok{color:#1a7f37}.failed{color:#cf222e}img{max-width:45em;display:block}
+td,th{border:1px solid #ccc;padding:.2em .5em}.ok{color:#1a7f37}.failed,.incomplete{color:#cf222e}img{max-width:45em;display:block}
 pre{background:#f6f8fa;padding:.5em;white-space:pre-wrap}"""
 
 def _secs(x) -> str: return f"{x:.1f}" if isinstance(x, (int, float)) else ""
 
-def _load_runs(reports_dir:Path) -> dict[Path, dict]:
-    "The `run.json` of every report folder; a folder with tables or figures but no `run.json` gets a stub."
-    runs = {}
-    for d in sorted(p for p in reports_dir.iterdir() if p.is_dir()):
-        if (d/"run.json").is_file():
-            try: runs[d] = json.loads((d/"run.json").read_text())
-            except (OSError, json.JSONDecodeError) as ex:
-                runs[d] = {"status": "unreadable run.json", "error": {"ename": type(ex).__name__, "evalue": str(ex)}}
-        elif (d/"tables").is_dir() or (d/"figures").is_dir():
-            runs[d] = {"status": "not run by ri (no run.json)", "executed_notebook": f"{d.name}.ipynb"}
-    return runs
+def _missing(d:Path, rec:dict) -> list[str]:
+    "What a complete report in `d` lacks: its manifest, executed notebook, or a table or figure its `run.json` lists."
+    want = ["manifest.json", rec.get("executed_notebook") or f"{d.name}.ipynb", *(rec.get("tables") or []), *(rec.get("figures") or [])]
+    return [f for f in want if isinstance(f, str) and not (d/f).is_file()]
 
-def _report_html(d:Path, rec:dict, rows:int) -> str:
-    "The section of the index for the report in folder `d`."
+def _read_run(p:Path) -> dict|None:
+    "A `run.json` as a dict (`None` when absent); an unreadable one as a record saying so."
+    try:
+        rec = json.loads(p.read_text())
+        if not isinstance(rec, dict): raise ValueError(f"a JSON {type(rec).__name__}, not an object")
+        return rec
+    except FileNotFoundError: return None
+    except (OSError, ValueError) as ex: return {"status": "unreadable run.json", "error": {"ename": type(ex).__name__, "evalue": str(ex)}}
+
+def _load_runs(reports_dir:Path) -> dict[str, tuple[Path, dict]]:
+    "Per report name: its folder and `run.json`, status `ok` only when the report is complete; a later failed run is noted, a failed run with no report before it listed from `.<name>.failed/`; a folder with tables or figures but no `run.json` gets a stub."
+    runs = {}
+    for d in sorted(p for p in reports_dir.iterdir() if p.is_dir() and not p.name.startswith(".") and not p.is_symlink()):
+        rec = _read_run(d/"run.json")
+        if rec is None:
+            if (d/"tables").is_dir() or (d/"figures").is_dir():
+                runs[d.name] = (d, {"status": "not run by ri (no run.json)", "executed_notebook": f"{d.name}.ipynb"})
+            continue
+        if rec.get("status") == "ok" and (miss := _missing(d, rec)):
+            rec = {**rec, "status": "incomplete", "warnings": [*(rec.get("warnings") or []),
+                   f"missing: {', '.join(miss[:5])}{' ...' if len(miss) > 5 else ''}"]}
+        runs[d.name] = (d, rec)
+    for f in sorted(reports_dir.glob(".*.failed")):
+        name, failed = f.name[1:-len(".failed")], _read_run(f/"run.json")
+        if not f.is_dir() or f.is_symlink() or not isinstance(failed, dict): continue
+        err = failed.get("error") or {}
+        if name not in runs: runs[name] = (f, {**failed, "warnings": [*(failed.get("warnings") or []),
+                                           f"no complete report yet: this is the failed run's output (.{name}.failed/)"]})
+        elif str(failed.get("finished_at", "")) > str(runs[name][1].get("finished_at", "")):
+            d, rec = runs[name]
+            runs[name] = (d, {**rec, "warnings": [*(rec.get("warnings") or []),
+                          f"a later run failed ({failed.get('finished_at')}: {err.get('ename')}: {str(err.get('evalue'))[:300]}); "
+                          f"this is the previous complete report, untouched; that run's output is in .{name}.failed/"]})
+    return dict(sorted(runs.items()))
+
+def _report_html(name:str, d:Path, rec:dict, rows:int) -> str:
+    "The section of the index for report `name`, in folder `d` (a folder of the reports folder)."
     e, n = html.escape, d.name
     links = [f'<a href="{e(n)}/{e(f)}">{label}</a>' for f, label in
              [(rec.get("executed_notebook") or "", "executed notebook"), ("run.json", "run.json")] if f and (d/f).is_file()]
     head = [f'<b>{e(str(rec.get("status")))}</b>', f'profile {e(str((rec.get("parameters") or {}).get("profile", "")))}',
             f'{_secs(rec.get("wall_s"))} s', e(str(rec.get("finished_at", ""))), *links]
-    out = [f'<h2 id="{e(n)}">{e(n)}</h2>', f'<p class="{e(str(rec.get("status")))}">{" · ".join(head)}</p>']
+    out = [f'<h2 id="{e(name)}">{e(name)}</h2>', f'<p class="{e(str(rec.get("status")))}">{" · ".join(head)}</p>']
     if rec.get("error"): out.append(f'<pre>{e(str(rec["error"].get("ename")))}: {e(str(rec["error"].get("evalue")))}</pre>')
     out += [f"<p><i>{e(w)}</i></p>" for w in rec.get("warnings", [])]
     try: man = json.loads((d/"manifest.json").read_text())
@@ -556,21 +813,37 @@ def _report_html(d:Path, rec:dict, rows:int) -> str:
         out.append(f'<h3>{e(f.stem)}</h3><a href="{src}"><img src="{src}" alt="{e(f.stem)}"></a>')
     return "\n".join(out)
 
+_GENERATOR = '<meta name="generator" content="reasoning_integrity.runner">'
+
+def check_index_target(reports_dir:Path, # the reports folder
+                      )->None:
+    "`ReportRefused` when `reports_dir/index.html` exists and is not a page this runner wrote (it is never overwritten)."
+    p = Path(reports_dir)/"index.html"
+    if p.is_symlink() or (p.exists() and not p.is_file()):
+        raise ReportRefused(f"{p} is not a plain file: the index is never written through a link; move it away")
+    if p.is_file():
+        with open(p, "rb") as f: head = f.read(4096).decode("utf-8", "replace")
+        if _GENERATOR not in head and "<title>reasoning_integrity reports</title>" not in head:
+            raise ReportRefused(f"{p} exists and was not written by ri: nothing was changed; move it away or choose another --reports-dir")
+
 def write_index(reports_dir:str|Path="reports", # the reports folder
                 rows:int=10, # table rows shown per table
                )->Path:
-    "Write `reports_dir/index.html`: every report folder in it, with status, links, table heads and figures."
+    "Write `reports_dir/index.html` (replaced in one rename; never over a page ri did not write): every report folder in it, with status, links, table heads and figures."
     reports_dir = Path(reports_dir)
     reports_dir.mkdir(parents=True, exist_ok=True)
+    check_index_target(reports_dir)
     runs, e = _load_runs(reports_dir), html.escape
-    summary = "".join(f'<tr><td><a href="#{e(d.name)}">{e(d.name)}</a></td><td class="{e(str(r.get("status")))}">'
+    summary = "".join(f'<tr><td><a href="#{e(n)}">{e(n)}</a></td><td class="{e(str(r.get("status")))}">'
                       f'{e(str(r.get("status")))}</td><td>{_secs(r.get("wall_s"))}</td>'
-                      f'<td>{e(str(r.get("finished_at", "")))}</td></tr>' for d, r in runs.items())
-    body = "\n".join(_report_html(d, r, rows) for d, r in runs.items())
-    page = (f'<!doctype html><html><head><meta charset="utf-8"><title>reasoning_integrity reports</title>'
+                      f'<td>{e(str(r.get("finished_at", "")))}</td></tr>' for n, (d, r) in runs.items())
+    body = "\n".join(_report_html(n, d, r, rows) for n, (d, r) in runs.items())
+    page = (f'<!doctype html><html><head><meta charset="utf-8">{_GENERATOR}<title>reasoning_integrity reports</title>'
             f'<style>{_CSS}</style></head><body><h1>reasoning_integrity reports</h1>'
             f'<table><tr><th>report</th><th>status</th><th>wall s</th><th>finished</th></tr>{summary}</table>\n'
             f'{body}</body></html>')
     out = reports_dir/"index.html"
-    out.write_text(page)
+    tmp = reports_dir/f".index.html.{os.getpid()}-{os.urandom(4).hex()}"
+    tmp.write_text(page)
+    os.replace(tmp, out)   # readers see the old page or the new one, never half of one
     return out

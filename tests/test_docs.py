@@ -30,3 +30,184 @@ def test_directives_are_hidden_and_hidden_cells_dropped():
     build._strip_directives(nb)
     assert [c.source for c in nb.cells] == ["def f(): pass", "$$a$$"]
     assert nb.metadata["language_info"]["name"] == "python"
+
+
+# ------------------------------------------------------------------------------------------------ hostile reports
+# Every value a report page shows comes from the run (run.json, the manifest, file names, table notes and cells): a
+# model's text, or the model id an endpoint returns, can put anything there. The page must show it as text only.
+import html as _html
+import importlib.util
+import json
+import re
+import subprocess
+from html.parser import HTMLParser
+
+import pytest
+
+SECRET = "TOPSECRET-7f3a"        # in a file next to the pages: a page that shows it has included a file
+H = ('<script>alert("ri-xss")</script><img src=x onerror=alert(2)> `tick` ``code`` $x$ | a | b |\n'
+     '```\n```{raw} html\n<script>alert(3)</script>\n```\n```{include} /secret.txt\n```\n'
+     '```{raw} html\n:file: /secret.txt\n```\n:::{raw} html\n<b>x</b>\n:::\n{eval-rst}`.. raw:: html` '
+     '[x](javascript:alert(4)) <a href="javascript:alert(5)">a</a> <javascript:alert(6)> &lt;b&gt;')
+FN = 'x<img src=y onerror=alert(7)>`[z](javascript:alert(8))`\n```{raw} html\n'   # a file name: no "/"
+SHOWN = "&lt;script&gt;alert("                                                       # H's opening, escaped
+
+
+def _stage(monkeypatch, tmp_path):
+    "report_pages on tmp_path/reports into tmp_path/src (ROOT and SRC patched, as the build's defaults are read there)."
+    monkeypatch.setattr(build, "ROOT", tmp_path); monkeypatch.setattr(build, "SRC", tmp_path / "src")
+    return build.report_pages(50)
+
+
+def _hostile_report(reports, name="hostile", records=()):
+    "A report folder in which every value the page shows is H (file names FN), with the given record lines."
+    d = reports / name
+    for sub in ("tables", "figures", "records"): (d / sub).mkdir(parents=True, exist_ok=True)
+    run = {"status": H, "parameters": {"profile": H}, "resolved_params": {"profile": H, H: H, "n": 3}, "wall_s": H,
+           "finished_at": H, "git": {"commit": H}, "error": {"ename": H, "evalue": H}, "notes": [H, "a `code` note"],
+           "models": {H: {"spec": H, "detail": H}},
+           "llm_calls": [{"label": f"openai-compatible:http://h/v1#{H}", "calls": H, "cached": H, "live": H, "failed": H, "live_s": H}],
+           "data": [{"rel": H, "bytes": H, "sha256": H}], "versions": {H: H}}
+    (d / "run.json").write_text(json.dumps(run))
+    (d / "manifest.json").write_text("{}")
+    pd.DataFrame({H: [H, 1]}).to_csv(d / "tables" / f"t{FN}.csv", index=False)
+    (d / "tables" / f"t{FN}.md").write_text(H + "\n\n| a |\n|---|\n| 1 |\n")
+    from PIL import Image
+    Image.new("RGB", (4, 4), "white").save(d / "figures" / f"f{FN}.png")
+    if records: (d / "records" / "items.jsonl").write_bytes(b"\n".join(records) + b"\n")
+    return d
+
+
+class _Tags(HTMLParser):
+    "Every start tag with its attributes, and the text of inline scripts."
+    def __init__(self):
+        super().__init__(convert_charrefs=True); self.tags, self.scripts, self._in = [], [], False
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs))); self._in = tag == "script" and not dict(attrs).get("src")
+    def handle_endtag(self, tag): self._in = False
+    def handle_data(self, data):
+        if self._in: self.scripts.append(data)
+
+
+def _tags(text):
+    p = _Tags(); p.feed(text); p.close(); return p
+
+
+def _assert_markdown_is_text_only(md):
+    "The page, parsed as MyST parses it: values are text; raw HTML only in our `{raw} html` blocks, and that is inert."
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.colon_fence import colon_fence_plugin
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+    from mdit_py_plugins.myst_blocks import myst_block_plugin
+    from mdit_py_plugins.myst_role import myst_role_plugin
+    mdi = (MarkdownIt("commonmark").enable("table").use(colon_fence_plugin).use(dollarmath_plugin)
+           .use(myst_role_plugin).use(myst_block_plugin))
+    toks = mdi.parse(md)
+    flat = toks + [c for t in toks for c in (t.children or [])]
+    kinds = {t.type for t in flat}
+    assert not kinds & {"html_block", "html_inline", "code_inline", "code_block", "colon_fence", "math_inline",
+                        "math_block", "myst_role", "myst_target", "myst_line_comment", "myst_block_break", "autolink"}, kinds
+    fences = [t for t in toks if t.type == "fence"]
+    assert {t.info for t in fences} <= {"{raw} html", "{toctree}"}, {t.info for t in fences}
+    hrefs = {t.attrs.get("href") for t in flat if t.type == "link_open"}
+    assert hrefs <= {"notebook.ipynb"}, hrefs
+    for t in flat:
+        if t.type == "image": assert re.fullmatch(r"figures/[A-Za-z0-9_.-]+\.png", t.attrs["src"]), t.attrs
+    for t in fences:
+        if t.info != "{raw} html": continue
+        assert "`" not in t.content
+        p = _tags(t.content)
+        assert {tag for tag, _ in p.tags} <= {"p", "strong", "em", "code", "pre", "div", "ul", "li", "table", "thead",
+                                              "tbody", "tr", "th", "td", "a", "span"}, {tag for tag, _ in p.tags}
+        for tag, attrs in p.tags:
+            assert set(attrs) <= {"class", "border", "style", "href"}, (tag, attrs)
+            if "href" in attrs: assert re.fullmatch(r"tables/[A-Za-z0-9_.-]+\.csv|explorer\.html", attrs["href"]), attrs
+    return fences
+
+
+def test_report_page_shows_a_hostile_run_record_as_text(tmp_path, monkeypatch):
+    "A run whose every value is markup (script, img onerror, backticks, a fence, directives, javascript: links)."
+    reports, src = tmp_path / "reports", tmp_path / "src"
+    _hostile_report(reports)
+    _hostile_report(reports, name=FN)            # the folder's name too (a title and a path)
+    pages = _stage(monkeypatch, tmp_path)
+    assert len(pages) == 2
+    for page in sorted(pages):   # reports/hostile first
+        md = (src / f"{page}.md").read_text()
+        fences = _assert_markdown_is_text_only(md)
+        assert len([f for f in fences if f.info == "{raw} html"]) >= 9
+        assert md.count(SHOWN) >= 20                      # ... and every value is still there, as text
+        assert "openai-compatible:http://h/v1#" + SHOWN in md and "<code>code</code> note" in md
+        assert SECRET not in md
+    assert all(re.fullmatch(r"reports/[A-Za-z0-9_.-]+/index", p) for p in pages), pages
+    assert md.splitlines()[0].startswith("# x\\<img src\\=y onerror\\=alert\\(7\\)\\>\\`\\[z\\]")
+    staged = sorted(p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file())
+    assert all(re.fullmatch(r"[A-Za-z0-9_./-]+", p) for p in staged), staged   # every staged file has a safe name
+
+
+def test_report_page_survives_a_malformed_run_record(tmp_path, monkeypatch):
+    "run.json that is not JSON, not an object, nested too deep, or of the wrong shapes: a page that says so, no crash."
+    reports = tmp_path / "reports"
+    cases = {"notjson": "{oops", "list": "[1, 2]", "deep": "[" * 5000 + "]" * 5000,
+             "shapes": json.dumps({"status": 1, "error": "boom", "git": "x", "parameters": [1], "resolved_params": "p",
+                                   "models": {"m": "spec"}, "llm_calls": [1, "x", {"label": 5}], "data": "y",
+                                   "notes": "one note", "versions": [1], "wall_s": {"a": [1]}})}
+    for name, text in cases.items():
+        (reports / name).mkdir(parents=True); (reports / name / "run.json").write_text(text)
+    _stage(monkeypatch, tmp_path)
+    page = lambda n: (tmp_path / "src" / "reports" / n / "index.md").read_text()
+    assert "run.json could not be read" in page("notjson") and "holds a list, not an object" in page("list")
+    assert "nests deeper than" in page("deep")
+    s = page("shapes")
+    assert "boom" in s and "one note" in s and "<code>spec</code>" in s and "<code>5</code>" in s
+    _assert_markdown_is_text_only(s)
+
+
+BAD_RECORDS = [b'{"id":"a","title":5}', b'{"id":"b","fields":[1,2]}', b'{"id":"c","step_signals":[1]}',
+               b'{"id":"d","raw":' + b"[" * 900 + b"]" * 900 + b"}", b'{"id":"e","raw":"' + b"x" * 5_000_000 + b'"}',
+               b'{"id":"f","correct":[1]}']
+
+
+def test_report_page_counts_malformed_records(tmp_path, monkeypatch):
+    "The records that used to stop the docs build: skipped, counted on the report page and on its explorer page."
+    reports, src = tmp_path / "reports", tmp_path / "src"
+    good = json.dumps({"id": "ok", "title": H, "steps": [H], "raw": H}).encode()
+    _hostile_report(reports, records=[good, *BAD_RECORDS])
+    (page,) = _stage(monkeypatch, tmp_path)
+    md = (src / f"{page}.md").read_text()
+    assert f"Look inside each of its 1 items" in md and f"{len(BAD_RECORDS)} malformed records skipped" in md
+    _assert_markdown_is_text_only(md)
+    explorer = (src / "_extra" / "reports" / "hostile" / "explorer.html").read_text()
+    assert f"{len(BAD_RECORDS)} malformed records skipped" in explorer and explorer.count("<section id=") == 1
+    tags = _tags(explorer).tags
+    assert {t for t, _ in tags} <= {"html", "head", "meta", "link", "title", "style", "body", "nav", "b", "a", "main", "p", "section",
+                                    "div", "h3", "h4", "dl", "dt", "dd", "table", "tr", "th", "td", "details", "summary", "pre"}
+    assert not [a for _, a in tags for k in a if k.startswith("on")] and '<script>alert("ri-xss")' not in explorer
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(importlib.util.find_spec("myst_nb") is None or importlib.util.find_spec("sphinx") is None,
+                    reason="the docs extras (sphinx, myst-nb) are not installed here: `pip install -e .[docs]` (make docs does)")
+def test_hostile_report_page_renders_without_markup(tmp_path, monkeypatch):
+    "The staged page through Sphinx and MyST-NB (the site's parser settings): no tag, handler or link of the run's."
+    reports, src = tmp_path / "reports", tmp_path / "src"
+    good = json.dumps({"id": "ok", "title": H, "steps": [H], "raw": H}).encode()
+    _hostile_report(reports, records=[good])
+    pages = _stage(monkeypatch, tmp_path)
+    (src / "secret.txt").write_text(SECRET)
+    (src / "index.md").write_text("# site\n\n" + build._toc("Reports", pages))
+    (src / "conf.py").write_text(
+        'extensions = ["myst_nb"]\nmyst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]\n'
+        'nb_execution_mode = "off"\nhtml_extra_path = ["_extra"]\nexclude_patterns = ["_build"]\n')
+    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(src), str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=110)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = (tmp_path / "out" / "reports" / "hostile" / "index.html").read_text()
+    p = _tags(out)
+    assert not [s for s in p.scripts if "alert" in s]                             # no script of the run's
+    assert not [(t, a) for t, a in p.tags for k in a if k.startswith("on")]      # no event handler
+    assert not [a for _, a in p.tags for k, v in a.items() if k in ("href", "src") and v and "javascript:" in v.lower()]
+    assert all(a.get("src", "").startswith("../../_images/") for t, a in p.tags if t == "img"), [a for t, a in p.tags if t == "img"]
+    assert SECRET not in out and "<b>x</b>" not in out
+    assert out.count(SHOWN) >= 20
+    assert '<a href="explorer.html">item explorer</a>' in out    # a link to the file, not to a missing page

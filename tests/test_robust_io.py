@@ -63,12 +63,29 @@ def assert_clear(err, path):
     assert str(path) in msg and f"ri cache clear --path {path}" in msg, msg
 
 
+def assert_refused(err, path):
+    "A file that is not identifiably a cache of this project: named, left unchanged, and no fix that deletes it (issue 26)."
+    msg = str(err)
+    assert str(path) in msg and "nothing was changed" in msg and "ri cache clear" not in msg, msg
+
+
+def cli_refuses(path):
+    "`ri cache info` names the file and what it is (exit 1); `ri cache clear` refuses it (exit 2); not a byte changes."
+    before = path.read_bytes()
+    rc, out, err = run_cli("cache", "info", "--path", str(path))
+    assert rc == 1 and str(path) in err and "nothing was changed" in err and "Traceback" not in out + err, (rc, out, err)
+    rc, out, err = run_cli("cache", "clear", "--path", str(path))
+    assert rc == 2 and "nothing was changed" in err and "Traceback" not in out + err, (rc, out, err)
+    assert path.read_bytes() == before and [p.name for p in path.parent.iterdir()] == [path.name]
+
+
 def cli_repairs(path):
     "`ri cache info` reports the damage without a traceback; `ri cache clear` deletes the file, and the cache works again."
     rc, out, err = run_cli("cache", "info", "--path", str(path))
     assert rc == 1 and str(path) in err and "ri cache clear --path" in err and "Traceback" not in out + err, (rc, out, err)
     rc, out, err = run_cli("cache", "clear", "--path", str(path))
-    assert rc == 0 and "deleted it and started an empty cache" in err, (rc, out, err)
+    # a truncated file's schema cannot be read: it is deleted, and no empty cache of a guessed kind is put in its place
+    assert rc == 0 and f"{path} is a damaged cache" in err and "deleted it" in err, (rc, out, err)
     rc, out, err = run_cli("cache", "info", "--path", str(path))
     assert rc == 0 and "(none)" in out, (rc, out, err)
     llm = LLM(Echo(), Cache(path))
@@ -88,8 +105,12 @@ def test_damaged_cache_file_is_named_with_its_fix(tmp_path, kind):
         db = sqlite3.connect(path); db.execute("CREATE TABLE responses (key TEXT, value BLOB)"); db.commit(); db.close()
     with pytest.raises(CacheError) as e:
         LLM(Echo(), Cache(path)).generate(reqs(3000 if kind == "truncated" else 10), progress=False)
-    assert_clear(e.value, path)
-    cli_repairs(path)
+    if kind == "truncated":   # a cache of this project (its mark is in the header): `ri cache clear` deletes it
+        assert_clear(e.value, path)
+        cli_repairs(path)
+    else:                     # not identifiably ours: refused and never deleted (changed deliberately, issue 26)
+        assert_refused(e.value, path)
+        cli_refuses(path)
 
 
 def test_bad_rows_are_counted_misses(tmp_path):

@@ -81,11 +81,12 @@ def test_failure_reported_and_next_runs(run):
     assert list(res.name) == ["fails", "tiny"]
     assert list(res.status) == ["failed", "ok"]
     assert res.error[0] == "RuntimeError: broken on purpose"
-    rec = json.loads((out / "fails/run.json").read_text())
+    assert not (out / "fails").exists()  # a failed run makes no report (and replaces none)
+    rec = json.loads((out / ".fails.failed/run.json").read_text())  # its output is kept aside
     assert rec["status"] == "failed"
     assert rec["error"]["ename"] == "RuntimeError" and rec["error"]["evalue"] == "broken on purpose"
     assert rec["ignored_parameters"] == ["offset"]  # `fails` does not declare it
-    assert (out / "fails/fails.ipynb").exists()  # the executed notebook is kept, with the error in it
+    assert (out / ".fails.failed/fails.ipynb").exists()  # the executed notebook is kept, with the error in it
 
 
 def test_tables_and_run_json(run):
@@ -119,7 +120,7 @@ def test_index_links(run):
     page = (out / "index.html").read_text()
     hrefs = set(re.findall(r'href="([^"#]+)"', page))
     assert {"tiny/tiny.ipynb", "tiny/run.json", "tiny/tables/values.csv", "tiny/tables/values.md",
-            "fails/fails.ipynb"} <= hrefs
+            ".fails.failed/fails.ipynb"} <= hrefs
     assert all((out / h).exists() for h in hrefs)  # every link resolves
     assert "<td>17</td>" in page  # the table's rows are shown
     assert "broken on purpose" in page

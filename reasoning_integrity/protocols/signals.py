@@ -4,7 +4,7 @@
 
 # %% ../../nbs/73_signals.ipynb #6d5ff49a
 from __future__ import annotations
-import zlib
+import warnings, zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 import numpy as np
@@ -13,8 +13,8 @@ from ..chains import Chain
 from ..metrics.alignment import normalise_step, alignment_score, align_chain, ENT, CON
 
 # %% auto #0
-__all__ = ['SIGNALS', 'REDUCERS', 'Signal', 'signal', 'Scorers', 'spread', 'limit_for', 'compute_signals', 'orient',
-           'signal_table']
+__all__ = ['SIGNALS', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS', 'ALIGNMENT_SIGNALS', 'Signal', 'signal', 'PairCapWarning',
+           'Scorers', 'spread', 'limit_for', 'compute_signals', 'orient', 'signal_table']
 
 # %% ../../nbs/73_signals.ipynb #e3ec8ce8
 @dataclass(frozen=True)
@@ -67,16 +67,57 @@ def signal(name:str,  # registry key
     return deco
 
 # %% ../../nbs/73_signals.ipynb #9c0959cc
+MAX_PAIRS = 10_000  # default `Scorers.max_pairs`: 35x the most any experiment asks for (286), ~40 s of the NLI model here
+PROGRESS_PAIRS = 1_000  # default `Scorers.progress_pairs`: ~4 s of the NLI model here
+
+class PairCapWarning(UserWarning):
+    "A pairwise signal left a chain unscored (NaN): it needs more NLI pairs than `Scorers.max_pairs`."
+
 @dataclass
 class Scorers:
     "The models signals call, and their options."
-    nli: Any = None  # `predict(premises, hypotheses) -> (n, 3)` (e.g. `models.nli.NLIScorer`, `ScriptedNLI`)
+    nli: Any = None  # `predict(premises, hypotheses, progress=False) -> (n, 3)` (e.g. `models.nli.NLIScorer`, `ScriptedNLI`)
     emb: Any = None  # `emb(texts) -> (n, d)` (e.g. `models.embed.Embedder`)
     llm: Any = None  # `models.llm.LLM` for the judge
     tau: float = 0.5  # thematic-shift threshold (Eq. 8)
     nli_window: int = 2  # preceding steps an NLI-contradiction step is checked against
     max_chars: int = 600  # characters of each text given to the NLI model by step signals
+    max_pairs: int|None = MAX_PAIRS  # NLI pairs one chain's pairwise signal may ask for; over it: NaN, a warning, `capped` (None: no cap)
+    progress_pairs: int|None = PROGRESS_PAIRS  # an NLI call of more pairs shows a progress bar (None: never)
     memo: dict = field(default_factory=dict)  # shared intermediate results, keyed by (purpose, chain ids)
+    capped: dict = field(default_factory=dict)  # signal -> {chain id: NLI pairs needed}: chains left NaN by `max_pairs`
+
+    def __post_init__(self):
+        for k in ("max_pairs", "progress_pairs"):
+            v = getattr(self, k)
+            if v is not None and (not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1):
+                raise ValueError(f"{k}={v!r}: expected a positive int or None")
+
+    def within_cap(self, what:str,  # what asks, for the warning ("alignment signals (alignment_score, ...)")
+                   chains:Sequence[Chain],  # the chains
+                   counts:Sequence[int],  # NLI pairs each chain needs
+                  )->list[bool]:
+        "Which chains are within `max_pairs`; a `PairCapWarning` for each one that is not."
+        ok = []
+        for c, n in zip(chains, counts):
+            ok.append(self.max_pairs is None or n <= self.max_pairs)
+            if not ok[-1]:
+                warnings.warn(f"{what}: chain {c.id!r} needs {n:,} NLI pairs, over max_pairs={self.max_pairs:,}: not "
+                              f"scored (NaN); raise max_pairs to score it", PairCapWarning, stacklevel=3)
+        return ok
+
+    def note_capped(self, name:str,  # the signal
+                    chains:Sequence[Chain],  # the chains it was given
+                    counts:Sequence[int],  # NLI pairs each needs
+                    ok:Sequence[bool],  # `within_cap`'s answer
+                   ):
+        "Record the chains `name` left unscored for `max_pairs`."
+        for c, n, k in zip(chains, counts, ok):
+            if not k: self.capped.setdefault(name, {})[c.id] = int(n)
+
+    def progress(self, n_pairs:int)->bool:
+        "Whether an NLI call of `n_pairs` pairs shows a progress bar."
+        return self.progress_pairs is not None and n_pairs > self.progress_pairs
 
     def has(self, model:str)->bool:
         "Whether the scorer `model` ('nli', 'emb', 'llm') is present."
@@ -135,11 +176,24 @@ def _belief_delta(chains, sc):
     return out
 
 # %% ../../nbs/73_signals.ipynb #cf9f382e
+def _bar(sc, n:int)->dict:
+    "`predict`'s keyword for a call of `n` pairs: `progress=True` past `progress_pairs` (none otherwise, so `predict(p, h)` scorers work)."
+    return {"progress": True} if sc.progress(n) else {}
+
+class _ProgressNLI:
+    "An NLI scorer whose calls show a progress bar past `Scorers.progress_pairs` pairs."
+    def __init__(self, nli, sc): self.nli, self.sc, self.LABELS = nli, sc, getattr(nli, "LABELS", ("entailment", "neutral", "contradiction"))
+    def predict(self, premises, hypotheses): return self.nli.predict(premises, hypotheses, **_bar(self.sc, len(premises)))
+    def describe(self): return self.nli.describe() if hasattr(self.nli, "describe") else {"nli": repr(self.nli)}
+
 @signal("nli_contradiction", "step", needs=("question",), models=("nli",), family="long_cot",
         description="max P(contradiction) of a step against the steps before it (step 0: the question)")
 def _nli_contradiction(chains, sc):
-    s = NLIContradictionScorer(sc.nli, window=sc.nli_window, max_chars=sc.max_chars)
-    return [1 - s.score(c.question, c.steps) for c in chains]
+    s = NLIContradictionScorer(_ProgressNLI(sc.nli, sc), window=sc.nli_window, max_chars=sc.max_chars)
+    counts = [len(s.pairs(c.question, c.steps)[0]) for c in chains]
+    ok = sc.within_cap("nli_contradiction", chains, counts)
+    sc.note_capped("nli_contradiction", chains, counts, ok)
+    return [1 - s.score(c.question, c.steps) if k else np.full(c.n_steps, np.nan) for c, k in zip(chains, ok)]
 
 @signal("llm_judge", "step", needs=("question",), models=("llm",), family="long_cot",
         description="1 − P(yes) of the LLM judge for each step")
@@ -157,50 +211,65 @@ def _ptp_step_check(chains, sc):
                      [np.nan] * max(0, c.n_steps - len(c.meta["step_ok"]))) for c in chains]
 
 # %% ../../nbs/73_signals.ipynb #f69b4e51
-def _alignment_frame(chains, sc):
-    "One ChainScorer batch (truncate policy, content variants) for chains with a reference; cached per chain list."
-    from reasoning_integrity.protocols.scos import ChainScorer
-    key = ("alignment", tuple((c.id, tuple(c.steps), tuple(c.reference)) for c in chains))
-    return sc.cached(key, lambda: ChainScorer(sc.nli, sc.emb, policies=("truncate",), content=True).score(
-        [list(c.reference) for c in chains], [list(c.steps) if c.n_steps >= 2 else None for c in chains]))
+ALIGNMENT_SIGNALS = ("alignment_score", "alignment_score_alg1", "alignment_score_gkl", "entailment_coverage", "dtw_nli",
+                     "dtw_emb", "dtw_hybrid")
 
-def _rescore(chains, sc, **kw):
-    F = _alignment_frame(chains, sc)
-    return [np.nan if H is None else alignment_score(R, H, **kw) for R, H in zip(F.H_ref, F.H_truncate)]
+def _alignment_frame(chains, sc, name):
+    "One ChainScorer batch (truncate policy, content variants) for the chains with a reference within `max_pairs`; cached per chain list."
+    from reasoning_integrity.protocols.scos import ChainScorer
+    cs = ChainScorer(sc.nli, sc.emb, policies=("truncate",), content=True)
+    counts = [cs.pair_count(len(c.reference), c.n_steps if c.n_steps >= 2 else 0) for c in chains]
+    def make():
+        ok = sc.within_cap(f"alignment signals ({', '.join(ALIGNMENT_SIGNALS)})", chains, counts)
+        idx = [i for i, k in enumerate(ok) if k]
+        F = cs.score([list(chains[i].reference) for i in idx], [list(chains[i].steps) if chains[i].n_steps >= 2 else None for i in idx],
+                     progress=sc.progress(sum(counts[i] for i in idx))) if idx else pd.DataFrame()
+        F.index = idx
+        F = F.reindex(range(len(chains)), columns=list(dict.fromkeys(["H_ref", "H_truncate", "coverage", "dtw_nli", "dtw_emb",
+                                                                         "dtw_hybrid", *F.columns])))
+        return F.assign(within_cap=ok)
+    key = ("alignment", sc.max_pairs, tuple((c.id, tuple(c.steps), tuple(c.reference)) for c in chains))
+    F = sc.cached(key, make)
+    sc.note_capped(name, chains, counts, F.within_cap.tolist())
+    return F
+
+def _rescore(chains, sc, name, **kw):
+    F = _alignment_frame(chains, sc, name)
+    return [alignment_score(R, H, **kw) if isinstance(H, np.ndarray) else np.nan for R, H in zip(F.H_ref, F.H_truncate)]
 
 @signal("alignment_score", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
         description="the paper's Alignment Score, Eq. 4-5: KL(ref||model) of normalised entropy triangles")
-def _alignment_score(chains, sc): return _rescore(chains, sc)
+def _alignment_score(chains, sc): return _rescore(chains, sc, "alignment_score")
 
 @signal("alignment_score_alg1", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
         description="Alignment Score with Algorithm 1's direction KL(model||ref)")
-def _alignment_score_alg1(chains, sc): return _rescore(chains, sc, direction="model||ref")
+def _alignment_score_alg1(chains, sc): return _rescore(chains, sc, "alignment_score_alg1", direction="model||ref")
 
 @signal("alignment_score_gkl", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
         description="Alignment Score of entropies / log2 3 under generalised KL (<= 100)")
-def _alignment_score_gkl(chains, sc): return _rescore(chains, sc, norm="max")
+def _alignment_score_gkl(chains, sc): return _rescore(chains, sc, "alignment_score_gkl", norm="max")
 
 @signal("entailment_coverage", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
         description="bidirectional entailment F1 between reference and chain statements, x100 (new)")
-def _coverage(chains, sc): return _alignment_frame(chains, sc).coverage.tolist()
+def _coverage(chains, sc): return _alignment_frame(chains, sc, "entailment_coverage").coverage.tolist()
 
 @signal("dtw_nli", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
         description="DTW alignment of chain to reference under mutual entailment, x100 (new)")
-def _dtw_nli(chains, sc): return _alignment_frame(chains, sc).dtw_nli.tolist()
+def _dtw_nli(chains, sc): return _alignment_frame(chains, sc, "dtw_nli").dtw_nli.tolist()
 
 @signal("dtw_emb", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
         description="DTW alignment of chain to reference under embedding cosine, x100 (new)")
-def _dtw_emb(chains, sc): return _alignment_frame(chains, sc).dtw_emb.tolist()
+def _dtw_emb(chains, sc): return _alignment_frame(chains, sc, "dtw_emb").dtw_emb.tolist()
 
 @signal("dtw_hybrid", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
         description="DTW alignment under the mean of the entailment and embedding costs, x100 (new)")
-def _dtw_hybrid(chains, sc): return _alignment_frame(chains, sc).dtw_hybrid.tolist()
+def _dtw_hybrid(chains, sc): return _alignment_frame(chains, sc, "dtw_hybrid").dtw_hybrid.tolist()
 
 def _pair_probs(chains, sc, which):
     "NLI of (second-to-last, last) or (last, second-to-last) statement of each chain with ≥ 2 steps."
     idx = [i for i, c in enumerate(chains) if c.n_steps >= 2]
     P = [(chains[i].steps[-2], chains[i].steps[-1]) if which == "forward" else (chains[i].steps[-1], chains[i].steps[-2]) for i in idx]
-    probs = np.asarray(sc.nli.predict([p for p, _ in P], [h for _, h in P])) if P else np.zeros((0, 3))
+    probs = np.asarray(sc.nli.predict([p for p, _ in P], [h for _, h in P], **_bar(sc, len(P)))) if P else np.zeros((0, 3))
     out = [None] * len(chains)
     for i, p in zip(idx, probs): out[i] = p
     return out
@@ -267,7 +336,7 @@ def compute_signals(chains:Sequence[Chain],  # chains from any datasets
         missing = [m for m in s.models if not sc.has(m)]
         by_ds = {}
         for c in chains: by_ds.setdefault(c.dataset, []).append(c)
-        todo = []
+        todo, rows_here = [], []
         for ds, cs in by_ds.items():
             ok = [c for c in cs if s.applies(c)]
             lim = limit_for(limits, name, ds)
@@ -276,10 +345,16 @@ def compute_signals(chains:Sequence[Chain],  # chains from any datasets
             why = (f"no {', '.join(missing)} scorer" if missing else
                    "; ".join(filter(None, [f"{len(cs) - len(ok)} lack {'/'.join(s.needs)}" if len(ok) < len(cs) else "",
                                            f"limited to {lim}" if lim is not None and lim < len(ok) else ""])))
-            cov.append(dict(signal=name, dataset=ds, n_chains=len(cs), n_scored=len(use), skipped=why))
+            rows_here.append(dict(signal=name, dataset=ds, n_chains=len(cs), n_scored=len(use), skipped=why))
+        cov += rows_here
         if not todo: continue
+        sc.capped.pop(name, None)
         vals = s.fn(todo, sc)
         if len(vals) != len(todo): raise ValueError(f"signal {name!r} returned {len(vals)} values for {len(todo)} chains")
+        over = sc.capped.get(name, {})
+        for r in rows_here:   # chains left NaN for the pair cap: not scored, and said so
+            k = sum(1 for c in todo if c.dataset == r["dataset"] and c.id in over)
+            if k: r.update(n_scored=r["n_scored"] - k, skipped="; ".join(filter(None, [r["skipped"], f"{k} over max_pairs={sc.max_pairs:,}"])))
         for c, v in zip(todo, vals):
             if s.level == "step":
                 v = np.asarray(v, dtype=float)
