@@ -49,8 +49,11 @@ test-py: install $(DOCS_STAMP) nli
 nli: install
 	$(VENV)/bin/ri models build-nli
 
+# PROFILE=full: the findings, reports/full/ (the experiments on logged data; the live ones' full profiles need a real
+# endpoint, `ri reproduce NAME --profile full -p llm=...`). Never touches the quick reports in reports/.
+FULL_EXPERIMENTS ?= metric_validity alignment_logged processbench deltabench bbh_codex ptp_logged
 reproduce: nli
-	$(VENV)/bin/ri reproduce --profile $(PROFILE)
+	$(VENV)/bin/ri reproduce --profile $(PROFILE) $(if $(filter full,$(PROFILE)),$(FULL_EXPERIMENTS))
 
 export: install
 	$(VENV)/bin/nbdev_export && $(VENV)/bin/nbdev_clean

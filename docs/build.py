@@ -250,11 +250,19 @@ def _run_record(d:Path)->tuple[dict, str]:
     return (rec, "") if isinstance(rec, dict) else ({}, f"run.json holds a {type(rec).__name__}, not an object")
 
 
-def report_page(d:Path, max_rows:int, page:Path, extra:Path)->str:
-    "The Markdown page of the report in `d` (files it links staged into `page` and `extra`); every value escaped."
+BANNERS = {  # what a report of each kind is, said at the top of its page (text the build writes itself)
+    "full": "<p><strong>Finding.</strong> Full profile: every labelled item the data holds. These tables are the "
+            "workbench's results.</p>",
+    "quick": "<p><strong>Pipeline check.</strong> Quick profile: a small sample that shows the pipeline runs end to end; "
+             "its intervals are wide and its numbers are not findings. Where a full-profile report exists, that one is "
+             "the result.</p>",
+}
+
+def report_page(d:Path, max_rows:int, page:Path, extra:Path, kind:str="quick")->str:
+    "The Markdown page of the report in `d` (files it links staged into `page` and `extra`); every value escaped; `kind` ('full' or 'quick') says what it is."
     rec, bad = _run_record(d)
     params, git = _dict(rec.get("parameters")), _dict(rec.get("git"))
-    L = [f"# {_md(d.name)}\n",
+    L = [f"# {_md(d.name)}" + (" (full profile)" if kind == "full" else "") + "\n", _raw(BANNERS[kind]),
          _raw(f"<p><strong>status</strong> {_h(rec.get('status'), 100)} · <strong>profile</strong> {_h(params.get('profile'), 100)} · "
               f"<strong>wall time</strong> {_h(rec.get('wall_s'), 100)} s (this run; model calls answered from the response "
               f"cache are not timed separately) · <strong>finished</strong> {_h(rec.get('finished_at'), 100)} · "
@@ -335,17 +343,17 @@ def report_page(d:Path, max_rows:int, page:Path, extra:Path)->str:
     return "\n".join(L)
 
 
-def report_pages(max_rows:int, reports:Path|None=None, src:Path|None=None)->list[str]:
-    "One page per experiment in `reports` (default reports/), staged into `src` (default _docs_src/); returns their names."
+def report_pages(max_rows:int, reports:Path|None=None, src:Path|None=None, prefix:str="reports", kind:str="quick")->list[str]:
+    "One page per experiment in `reports` (default reports/), staged into `src` (default _docs_src/) under `prefix`; returns their names."
     reports, src, pages, used = Path(reports or ROOT / "reports"), Path(src or SRC), [], set()
     # the runner's own folders (`.<name>.failed/`, staging) start with a dot: a failed run is not a published report
     for d in sorted(p for p in reports.iterdir() if not p.name.startswith(".") and not p.is_symlink()
                     and (p / "run.json").is_file()) if reports.is_dir() else []:
         name = _slug(d.name, used)  # the folder's name is the runner's, but it is a path and a title here: made safe
-        page = src / "reports" / name; page.mkdir(parents=True, exist_ok=True)
-        extra = src / "_extra" / "reports" / name / "tables"; extra.mkdir(parents=True, exist_ok=True)
-        (page / "index.md").write_text(report_page(d, max_rows, page, extra))
-        pages.append(f"reports/{name}/index")
+        page = src / prefix / name; page.mkdir(parents=True, exist_ok=True)
+        extra = src / "_extra" / prefix / name / "tables"; extra.mkdir(parents=True, exist_ok=True)
+        (page / "index.md").write_text(report_page(d, max_rows, page, extra, kind))
+        pages.append(f"{prefix}/{name}/index")
     return pages
 
 
@@ -374,16 +382,17 @@ def main(argv=None)->int:
     print("executing the library notebooks" if not a.no_exec else "staging the library notebooks", flush=True)
     home, lib = index_page(), library_pages(not a.no_exec, a.jobs)
     api, reps = api_pages(), report_pages(a.max_rows)
+    full = report_pages(a.max_rows, ROOT / "reports" / "full", prefix="reports/full", kind="full")
     tour = (SRC / "index.ipynb")
     import nbformat
     nb = nbformat.read(tour, as_version=4)
-    nb.cells.append(nbformat.v4.new_markdown_cell(_toc("Notebooks", lib) + _toc("Experiment reports", reps)
-                                                  + _toc("API reference", api)))
+    nb.cells.append(nbformat.v4.new_markdown_cell((_toc("Findings (full profile)", full) if full else "") + _toc("Notebooks", lib)
+                                                  + _toc("Pipeline checks (quick profile)", reps) + _toc("API reference", api)))
     nbformat.write(nb, tour)
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", str(a.jobs), str(SRC), a.out]
     r = subprocess.run(cmd)
     if r.returncode: return r.returncode
-    print(f"site: {a.out}/index.html ({len(lib)} notebooks, {len(reps)} reports, {len(api)} API pages) "
+    print(f"site: {a.out}/index.html ({len(lib)} notebooks, {len(full)} full and {len(reps)} quick reports, {len(api)} API pages) "
           f"in {time.time() - t0:.0f} s")
     return 0
 

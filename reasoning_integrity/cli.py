@@ -134,7 +134,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                    help="parameter for every notebook that declares it (repeatable); values are Python literals or strings")
     r.add_argument("--llm", default=None, metavar="SPEC", help="LLM spec, e.g. openai-compatible:http://127.0.0.1:8080/v1#model")
-    r.add_argument("--reports-dir", default="reports", help="reports folder (relative to the repository root)")
+    r.add_argument("--reports-dir", default=None,
+                   help="reports folder, relative to the repository root (default: reports/ for quick, reports/full/ for full)")
     r.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     r.add_argument("--timeout", type=float, default=None, help="seconds allowed per notebook cell")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -148,7 +149,7 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--out", default=None, help="the HTML file to write (default: reports/NAME/explorer.html)")
     v.add_argument("--max-items", type=int, default=None, help="only the first N items")
     v.add_argument("--no-open", action="store_true", help="write the page without opening a browser")
-    v.add_argument("--reports-dir", default="reports", help="reports folder (relative to the repository root)")
+    v.add_argument("--reports-dir", default="reports", help="reports folder, relative to the repository root (the full profile's: reports/full)")
     v.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     v.set_defaults(func=_cmd_view)
     c = sub.add_parser("cache", help="the model caches: responses (default), or an embedding / NLI cache given by --path")

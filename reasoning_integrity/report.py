@@ -22,18 +22,26 @@ def _same_kind(given, like)->bool:
     if isinstance(like, (list, tuple)): return isinstance(given, (list, tuple))
     return isinstance(given, type(like))
 
+def _annotated_ok(value, ann)->bool:
+    "Whether `value` is an instance of annotation `ann` (`int|dict|None`, `str`); False without one or for one isinstance cannot read."
+    if ann is None or isinstance(ann, str): return False
+    if isinstance(value, bool) and ann is not bool and not (getattr(ann, "__args__", None) and bool in ann.__args__): return False
+    try: return isinstance(value, ann)
+    except TypeError: return False
+
 def resolve_params(profile:str,   # the profile name, e.g. 'quick' or 'full'
                    profiles:dict, # {profile: {param: value}}
                    namespace:dict, # the notebook's variables (pass `globals()`)
                    choices:dict|None=None, # {param: allowed values}: checked before anything runs (lists element-wise)
                   )->dict:
-    "Parameters of a run: explicit values from `namespace`, and `None` ones filled from `profiles[profile]`; checked."
+    "Parameters of a run: explicit values from `namespace`, and `None` ones filled from `profiles[profile]`; checked (against the parameter's annotation where the parameters cell gives one, else against the profiles' values)."
     if profile not in profiles:
         raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(profiles)}")
-    out = {}
+    out, notes = {}, namespace.get("__annotations__") or {}
     for k, v in profiles[profile].items():
         given = namespace.get(k)
         out[k] = v if given is None else given
+        if given is not None and _annotated_ok(given, notes.get(k)): continue
         likes = [p_[k] for p_ in profiles.values() if isinstance(p_, dict) and p_.get(k) is not None]
         if given is not None and likes and not any(_same_kind(given, l) for l in likes):
             raise ValueError(f"parameter {k}={given!r} ({type(given).__name__}): expected "
@@ -86,6 +94,7 @@ class Report:
         (self.dir / "tables").mkdir(parents=True, exist_ok=True)
         (self.dir / "figures").mkdir(parents=True, exist_ok=True)
         self.tables, self.figures, self.models, self.notes, self.resolved, self.records = [], [], {}, [], {}, {}
+        self.caveat = None   # a sentence put before every table's note (e.g. "Quick profile: a pipeline check, not a finding.")
         self.t0 = time.time()
 
     def table(self, df:pd.DataFrame, # the table
@@ -96,6 +105,7 @@ class Report:
              )->pd.DataFrame:
         "Write `df` as CSV and Markdown (credentials in URLs masked); returns it for display."
         out = _redacted_frame(df)
+        if self.caveat: note = f"{self.caveat} {note or ''}".strip()
         note = None if note is None else _redact(note)
         # floats to CSV_DIGITS significant digits: a re-run that differs only in the last bits of a float (summation
         # order, BLAS threads) writes a byte-identical file

@@ -36,7 +36,8 @@ __all__ = ['MAX_PARAM_CHARS', 'MAX_PARAM_DEPTH', 'KEY_PACKAGES', 'find_root', 'l
            'notebook_parameters', 'notebook_profiles', 'notebook_limit', 'list_experiments', 'parse_value',
            'parse_params', 'plain_problem', 'parameter_cell', 'parameter_spec', 'has_credentials', 'check_params',
            'package_versions', 'git_state', 'SameEnvKernelManager', 'ReportRefused', 'ReportBusy',
-           'check_report_target', 'report_lock', 'run_experiment', 'reproduce', 'check_index_target', 'write_index']
+           'check_report_target', 'report_lock', 'run_experiment', 'default_reports_dir', 'reproduce',
+           'check_index_target', 'write_index']
 
 # %% ../nbs/90_runner.ipynb #ab038f05
 def _checkout() -> Path|None:
@@ -678,6 +679,11 @@ def run_experiment(path:str|Path, # the experiment notebook
     return rec
 
 # %% ../nbs/90_runner.ipynb #58fbbdb2
+def default_reports_dir(profile:str, # the profile a run uses
+                       )->str:
+    "Where a profile's reports go by default: `reports/` for `quick` (the pipeline checks), `reports/<profile>/` otherwise (the findings), so neither run overwrites the other."
+    return "reports" if profile == "quick" else f"reports/{profile}"
+
 def _with_limit(given:dict, params:dict, limit:int|None, path:Path)->tuple[dict, dict]:
     "The parameters of one experiment with `--limit` applied to its size knobs, and what `run.json` records of it."
     if limit is None: return given, {}
@@ -693,7 +699,7 @@ def _with_limit(given:dict, params:dict, limit:int|None, path:Path)->tuple[dict,
 def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); `None`: all of them
               profile:str="quick", # `quick` (minutes) or `full` (the papers' sizes)
               params:dict|None=None, # extra parameters for every notebook that declares them
-              reports_dir:str|Path="reports", # reports folder; relative paths are taken from the repository root
+              reports_dir:str|Path|None=None, # reports folder, relative to the repository root; None: `default_reports_dir(profile)`
               root:str|Path|None=None, # repository root (see `find_root`)
               llm:str|None=None, # LLM spec given to every notebook with an `llm` parameter
               progress:bool=True, # show progress bars
@@ -711,7 +717,8 @@ def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); 
     names = list(known) if not names else list(names)
     missing = [n for n in names if n not in known]
     if missing: raise KeyError(f"no experiment {missing} in {root/'nbs'/'experiments'}; known: {sorted(known)}")
-    reports_dir = Path(reports_dir) if Path(reports_dir).is_absolute() else root/reports_dir
+    reports_dir = Path(default_reports_dir(profile) if reports_dir is None else reports_dir)
+    reports_dir = reports_dir if reports_dir.is_absolute() else root/reports_dir
     for k, how in (("profile", "--profile (profile=)"), ("report_dir", "--reports-dir (reports_dir=)")):
         if k in (params or {}): raise ValueError(f"-p {k}=... is not a notebook knob: set it with {how}")
     given = {**(params or {}), "profile": profile, **({"llm": llm} if llm is not None else {})}
@@ -838,6 +845,9 @@ def write_index(reports_dir:str|Path="reports", # the reports folder
                       f'{e(str(r.get("status")))}</td><td>{_secs(r.get("wall_s"))}</td>'
                       f'<td>{e(str(r.get("finished_at", "")))}</td></tr>' for n, (d, r) in runs.items())
     body = "\n".join(_report_html(n, d, r, rows) for n, (d, r) in runs.items())
+    subs = [d.name for d in sorted(reports_dir.iterdir()) if d.is_dir() and not d.is_symlink() and not d.name.startswith(".")
+            and d.name not in runs and (d/"index.html").is_file()]   # other profiles' folders (reports/full/)
+    if subs: body = "<p>Other profiles: " + ", ".join(f'<a href="{e(n)}/index.html">{e(n)}</a>' for n in subs) + "</p>\n" + body
     page = (f'<!doctype html><html><head><meta charset="utf-8">{_GENERATOR}<title>reasoning_integrity reports</title>'
             f'<style>{_CSS}</style></head><body><h1>reasoning_integrity reports</h1>'
             f'<table><tr><th>report</th><th>status</th><th>wall s</th><th>finished</th></tr>{summary}</table>\n'

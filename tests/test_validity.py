@@ -195,3 +195,14 @@ def test_scripted_nli_contradiction_signal():
     V, _ = compute_signals([c], ["nli_contradiction"], Scorers(nli=nli, nli_window=1))
     assert V[V.step == 1].value.item() == 1.0 and V[V.step == -1].value.item() == 1.0
     assert "nli_contradiction" in SIGNALS
+
+
+def test_perturbation_table_when_an_operator_skips_some_chains():
+    "A sound chain an operator cannot apply to (one step: nothing to delete) leaves a gap in the length-adjusted change, never a crash."
+    from reasoning_integrity.protocols.validity import perturbation_sensitivity
+    chains = [Chain(f"c{i}", [f"step {j} of chain {i} says {j * i}" for j in range(1 if i == 0 else 4 + i % 3)],
+                    question="q", first_error=-1, dataset="processbench") for i in range(12)]
+    pert, _ = perturbation_sensitivity(chains, ["length", "position"], Scorers(), ops=["delete_step"], n_boot=50)
+    d = pert[(pert.operator == "delete_step") & (pert.signal == "position")].iloc[0]
+    assert d.n == 11 and d.n_skipped == 1          # the one-step chain has nothing to delete
+    assert d.mean_change < 0 and abs(d.change_beyond_length) < 1e-9   # (n-1)/n falls, and all of it is the step count

@@ -12,6 +12,7 @@ import numpy as np
 from ..data import cache_dir
 from .cache import ArrayStore, cached_arrays
 from ..executor import remote_executor
+from .nli import resolve_precision
 
 # %% auto #0
 __all__ = ['default_embedding_model', 'Embedder', 'EmbedWorker']
@@ -39,12 +40,14 @@ class Embedder:
                  cache_path:str|Path|None=None, # SQLite file instead of the default
                  device:str="cpu", # torch device
                  executor=None, # where texts are encoded: 'local', 'ray', an `executor` object; None: $RI_EXECUTOR, else local
+                 precision:str="auto", # weights in 'fp32' or 'bf16'; 'auto': bf16 on a CPU with native bf16
                 ):
         self.executor = executor
+        self.precision = resolve_precision(precision, device)
         self.model_name = str(default_embedding_model() if model is None else model)
         self.is_default = model is None
         self.batch_size, self.device = batch_size, device
-        self.identity = _identity(self.model_name)
+        self.identity = _identity(self.model_name) + ("|bf16" if self.precision == "bf16" else "")   # fp32 keys unchanged
         self._model = None
         self._mem = {} if cache else None
         self._db = (ArrayStore(Path(cache_path) if cache_path else cache_dir("embeddings")/"embeddings.sqlite", "emb")
@@ -58,6 +61,9 @@ class Embedder:
             if self.is_default: os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
             self._model = SentenceTransformer(self.model_name, device=self.device)
+            if self.precision == "bf16":
+                import torch
+                self._model.to(torch.bfloat16)
         return self._model
 
     @property
@@ -85,7 +91,8 @@ class Embedder:
             ex = remote_executor(self.executor)
             out = None
             for start, ys in (ex.imap_batches(EmbedWorker, [todo[i] for i in order], self.batch_size,
-                                              dict(model=self.model_name, batch_size=self.batch_size)) if ex is not None
+                                              dict(model=self.model_name, batch_size=self.batch_size, precision=self.precision))
+                               if ex is not None
                               else ((s, _encode_batch(self.model, [todo[i] for i in order[s:s + self.batch_size]]))
                                     for s in range(0, len(todo), self.batch_size))):
                 idx = order[start:start + len(ys)]
@@ -103,17 +110,22 @@ class Embedder:
 
     def describe(self)->dict:
         "Model name and identity, for run manifests."
-        return {"model": self.model_name, "identity": self.identity, "default": self.is_default}
+        return {"model": self.model_name, "identity": self.identity, "default": self.is_default, "precision": self.precision}
 
-    def __repr__(self): return f"Embedder({self.identity!r}, batch_size={self.batch_size})"
+    def __repr__(self): return f"Embedder({self.identity!r}, batch_size={self.batch_size}, precision={self.precision!r})"
 
 def _encode_batch(model, texts:list)->np.ndarray:
-    "One forward pass over `texts`: unit-norm float32 rows."
+    "One forward pass over `texts`: unit-norm float32 rows (a bf16 model's vectors cast to float32, then normalised)."
+    import torch
+    if next(model.parameters()).dtype == torch.bfloat16:
+        v = model.encode(list(texts), batch_size=max(len(texts), 1), convert_to_tensor=True, normalize_embeddings=False,
+                         show_progress_bar=False).float().cpu().numpy()
+        return (v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
     return model.encode(list(texts), batch_size=max(len(texts), 1), convert_to_numpy=True, normalize_embeddings=True,
                         show_progress_bar=False).astype(np.float32)
 
 class EmbedWorker:
     "An executor worker: loads a sentence embedder once, then encodes lists of texts, one forward pass each."
-    def __init__(self, model:str, batch_size:int=64):
-        self.e = Embedder(model, batch_size=batch_size, cache=False)
+    def __init__(self, model:str, batch_size:int=64, precision:str="fp32"):
+        self.e = Embedder(model, batch_size=batch_size, cache=False, precision=precision)
     def __call__(self, texts:list)->list: return _encode_batch(self.e.model, texts).tolist()

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/22_llamacpp.ipynb #6558e502
 from __future__ import annotations
-import copy, hashlib, importlib.util, json, os, random, time
+import copy, dataclasses, hashlib, importlib.util, json, os, random, time
 import numpy as np
 from pathlib import Path
 
@@ -13,8 +13,8 @@ from .llm import LocalBackend, Request, Result
 
 # %% auto #0
 __all__ = ['KNOWN_MODELS', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf', 'bounded_schema', 'step_top_logprobs',
-           'completion_with_top_logprobs', 'GreedyGrammarSampler', 'SampledGrammarSampler', 'greedy_grammar_shortcut',
-           'amx_build', 'LlamaCppBackend', 'llamacpp_backend']
+           'completion_with_top_logprobs', 'token_char_offsets', 'prompt_token_logprobs', 'GreedyGrammarSampler',
+           'SampledGrammarSampler', 'greedy_grammar_shortcut', 'amx_build', 'LlamaCppBackend', 'llamacpp_backend']
 
 # %% ../../nbs/22_llamacpp.ipynb #3c33c406
 def file_sha256(path:str|Path, # a (large) file
@@ -145,6 +145,71 @@ def completion_with_top_logprobs(llama,                       # a `llama_cpp.Lla
     n = len(prompt_tokens)
     return {"text": text.decode("utf-8", errors="ignore"), "finish_reason": finish, "top_logprobs": tops,
             "usage": {"prompt_tokens": n, "completion_tokens": len(toks), "total_tokens": n + len(toks)}}
+
+# %% ../../nbs/22_llamacpp.ipynb #28d22464
+def token_char_offsets(pieces:list[bytes], # each token's bytes, in order
+                       text:str,           # the text they tokenize
+                      )->list[int]:
+    "Character offset in `text` where each token starts; ValueError when the pieces do not spell `text`."
+    b = text.encode("utf-8")
+    joined = b"".join(pieces)
+    lead = 1 if joined == b" " + b and b[:1] != b" " else 0   # a tokenizer that adds a space prefix (SentencePiece)
+    if joined[lead:] != b:
+        raise ValueError(f"the tokens spell {joined[:60]!r}... (not the prompt {b[:60]!r}...): cannot map tokens to characters")
+    width = np.fromiter((len(ch.encode("utf-8")) for ch in text), int, len(text))
+    char_of_byte = np.append(np.repeat(np.arange(len(text)), width), len(text))   # byte position -> character
+    starts = np.maximum(np.cumsum([0] + [len(p) for p in pieces[:-1]]) - lead, 0) if pieces else np.zeros(0, int)
+    return char_of_byte[np.minimum(starts, len(b))].astype(int).tolist()
+
+# %% ../../nbs/22_llamacpp.ipynb #5d27777f
+def _piece(vocab, token:int)->bytes:
+    "The bytes of one token as text (control tokens give b'')."
+    import ctypes, llama_cpp
+    buf = ctypes.create_string_buffer(64)
+    n = llama_cpp.llama_token_to_piece(vocab, int(token), buf, 64, 0, False)
+    if n < 0:
+        buf = ctypes.create_string_buffer(-n); n = llama_cpp.llama_token_to_piece(vocab, int(token), buf, -n, 0, False)
+    return buf.raw[:n]
+
+def _log_softmax_at(L:np.ndarray, # (k, vocabulary) logits rows
+                    ids:np.ndarray, # (k,) the token each row is asked about
+                   )->np.ndarray:
+    "log softmax(L[i])[ids[i]] for each row, in float64."
+    mx = L.max(1)
+    lse = mx + np.log(np.exp(L - mx[:, None]).sum(1, dtype=np.float64))
+    return L[np.arange(len(ids)), ids] - lse
+
+def prompt_token_logprobs(llama,             # a `llama_cpp.Llama` (`logits_all` not needed)
+                          prompt:str,        # the text to score
+                          chunk:int=64,      # positions evaluated (and logits rows kept) per llama.cpp call
+                         )->tuple[list[list], int]:
+    "([token, logprob, character offset] per prompt token, prompt tokens with BOS): log p(token | BOS and the tokens before it)."
+    import llama_cpp
+    m = llama
+    chunk = max(1, min(chunk, m.n_batch))
+    bos = m.token_bos()
+    lead = [bos] if m._model.add_bos_token() and bos != -1 else []
+    toks = m.tokenize(prompt.encode("utf-8"), add_bos=False, special=False) if prompt else []
+    pieces = [_piece(m._model.vocab, t) for t in toks]
+    offs = token_char_offsets(pieces, prompt)
+    seq = lead + toks
+    n = min(len(seq), m.n_ctx())
+    lp = np.full(len(seq), np.nan)                 # lp[j]: log p(seq[j] | seq[:j])
+    m.reset(); m._ctx.kv_cache_clear()            # from an empty KV cache: the numbers depend on the prompt alone
+    n_vocab = m.n_vocab()
+    for s in range(0, n, chunk):
+        part = seq[s:min(n, s + chunk)]
+        m._batch.set_batch(batch=part, n_past=s, logits_all=True)
+        m._ctx.decode(m._batch)
+        nxt = np.array(seq[s + 1:min(n, s + len(part) + 1)], dtype=np.int64)   # row i predicts token s + i + 1
+        if len(nxt):
+            L = np.ctypeslib.as_array(m._ctx.get_logits(), shape=(len(part), n_vocab))[:len(nxt)]
+            lp[s + 1:s + 1 + len(nxt)] = _log_softmax_at(L, nxt)
+        m.input_ids[s:s + len(part)] = part; m.n_tokens = s + len(part)   # llama-cpp-python's record = the KV cache
+    text_lp = lp[len(lead):]
+    out = [[p.decode("utf-8", errors="replace"), None if not np.isfinite(v) else float(v), o]
+           for p, v, o in zip(pieces, text_lp, offs)]
+    return out, len(seq)
 
 # %% ../../nbs/22_llamacpp.ipynb #fec5fa2a
 _TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])   # llama.cpp's llama_token_data, 12 bytes
@@ -313,10 +378,12 @@ class LlamaCppBackend(LocalBackend):
                  logprobs_n_ctx:int=1024,   # context of the `logits_all` instance (chat `messages` with `top_logprobs` only)
                  verbose:bool=False,        # llama.cpp's own logging
                  grammar_shortcut:int=64,   # calls under a grammar check this many likely tokens first, sampled calls 4x as many (0: off; same outputs)
+                 prompt_chunk:int=64,       # positions per llama.cpp call when scoring a prompt (`prompt_logprobs`): chunk x vocabulary logits kept
                  **llama_kwargs,            # any other `llama_cpp.Llama` argument
                 ):
         super().__init__()
         self.grammar_shortcut = grammar_shortcut
+        self.prompt_chunk = prompt_chunk
         if model in KNOWN_MODELS:
             find, fmt = KNOWN_MODELS[model]
             self.name, self.path, chat_format = model, find(), chat_format or fmt
@@ -337,9 +404,10 @@ class LlamaCppBackend(LocalBackend):
 
     @property
     def identity(self)->dict:
-        "Kind, model name, the GGUF file's sha256, the chat format, and `flash_attn` when on (it changes outputs)."
+        "Kind, model name, the GGUF file's sha256, the chat format, and `flash_attn` when on and `prompt_chunk` when not 64 (they change outputs)."
         return {"kind": self.kind, "model": self.name, "model_sha256": self.sha256, "chat_format": self.chat_format,
-                **({"flash_attn": True} if self.flash_attn else {})}
+                **({"flash_attn": True} if self.flash_attn else {}),
+                **({"prompt_chunk": self.prompt_chunk} if self.prompt_chunk != 64 else {})}
 
     def model(self, logprobs:bool=False, # the `logits_all` instance (for chat messages with top_logprobs)
              ):
@@ -361,6 +429,13 @@ class LlamaCppBackend(LocalBackend):
     def complete(self, req:Request, # one request
                 )->Result:
         "Run one request (called in a worker thread, under the lock)."
+        if req.prompt_logprobs:   # the main instance, every position's logits, one chunk at a time
+            pl, n = prompt_token_logprobs(self.model(), req.prompt, self.prompt_chunk)
+            if req.max_tokens == 0:
+                return Result(text="", finish_reason="length", prompt_logprobs=pl,
+                              usage={"prompt_tokens": n, "completion_tokens": 0, "total_tokens": n})
+            res = self.complete(dataclasses.replace(req, prompt_logprobs=False))
+            return dataclasses.replace(res, prompt_logprobs=pl)
         kw = dict(temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens, stop=req.stop,
                   seed=req.effective_seed)
         if req.messages is None and req.top_logprobs:   # the main instance, last-row logits (no `logits_all`)

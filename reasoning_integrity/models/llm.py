@@ -56,11 +56,18 @@ class Request(_JSONRecord):
     json_schema: dict|None = None     # constrain the output to this JSON schema (where the backend can)
     top_logprobs: int|None = None     # return the top-n token log-probabilities per generated token
     sample_index: int = 0             # which of k samples this is (its own cache entry)
+    prompt_logprobs: bool = False     # also return every prompt token's log-probability (plain prompts only)
 
     def __post_init__(self):
         if (self.messages is None) == (self.prompt is None):
             raise ValueError("a Request needs exactly one of `messages` or `prompt`")
+        if self.prompt_logprobs and self.messages is not None:
+            raise ValueError("prompt_logprobs needs a plain `prompt`, not chat `messages` (a chat template adds text)")
         if self.stop is not None: self.stop = list(self.stop)
+
+    def to_dict(self)->dict:
+        "All fields as a dict (a deep copy), without the later fields that still have their default (`_KEY_DEFAULTS`)."
+        return _drop_defaults(super().to_dict())
 
     @property
     def effective_seed(self)->int|None:
@@ -72,7 +79,15 @@ class Request(_JSONRecord):
         "k copies of this request with `sample_index` 0..k-1."
         return [dataclasses.replace(self, sample_index=i) for i in range(k)]
 
+# fields added to `Request` after cache keys were first written, with their defaults: a request's dict (its cache key,
+# its replay record) leaves them out while they have these values, so the keys of every earlier request stay as they were
+_KEY_DEFAULTS = {"prompt_logprobs": False}
 
+def _drop_defaults(d:dict)->dict:
+    "`d` without the `_KEY_DEFAULTS` fields that have their default value."
+    for k, v in _KEY_DEFAULTS.items():
+        if k in d and d[k] == v: del d[k]
+    return d
 
 # %% ../../nbs/20_llm.ipynb #3a01d9ce
 @dataclass
@@ -88,6 +103,7 @@ class Result(_JSONRecord):
     top_logprobs: list[dict[str, float]]|None = None  # per generated token: {token: logprob} of the top n
     cached: bool = False              # served from the disk cache
     attempts: int = 0                 # tries made in this run (0 for cached results)
+    prompt_logprobs: list[list]|None = None  # per prompt token: [token, logprob (None: unconditioned), character offset]
 
     @property
     def ok(self)->bool:
@@ -309,6 +325,17 @@ def _shallow(obj)->dict:
 @functools.cache
 def _field_names(cls:type)->tuple[str, ...]: return tuple(f.name for f in dataclasses.fields(cls))
 
+def _request_dict(req:Request)->dict:
+    "What a request's cache key is made of: `_shallow` without the later fields at their defaults (`_KEY_DEFAULTS`)."
+    return _drop_defaults(_shallow(req))
+
+def _check_prompt_logprobs(req:Request, res:Result, backend:Backend):
+    "ValueError naming the endpoint when `req` asked for prompt log-probabilities and `res` has none."
+    if req.prompt_logprobs and res.error is None and res.prompt_logprobs is None:
+        raise ValueError(f"{backend.label} ({backend.endpoint}) returned no prompt log-probabilities: prompt_logprobs=True "
+                         "needs a backend that scores the prompt (llamacpp:, or a completions endpoint that honours "
+                         "echo=True with logprobs, such as vLLM)")
+
 # `asyncio.timeout` (3.11+) bounds an await without the extra task `asyncio.wait_for` creates per call on 3.10–3.11
 _timeout = getattr(asyncio, "timeout", None)
 
@@ -317,13 +344,23 @@ def _err(e:BaseException)->str:
     return _clean_text(f"{type(e).__name__}: {msg}")
 
 def _clean_result(r:Result)->Result:
-    "`r` with lone surrogates replaced in its text and its top-logprob tokens (where a model's text enters)."
+    "`r` with lone surrogates replaced in its text, its top-logprob tokens and its prompt tokens (where a model's text enters)."
     text = _clean_text(r.text) if isinstance(r.text, str) else r.text
     lps = r.top_logprobs
     if lps and not all(isinstance(t, str) and t.isascii() for d in lps if isinstance(d, dict) for t in d):
         lps = [{_clean_text(t) if isinstance(t, str) else t: v for t, v in d.items()} if isinstance(d, dict) else d
                for d in lps]
-    return r if text is r.text and lps is r.top_logprobs else dataclasses.replace(r, text=text, top_logprobs=lps)
+    pl = r.prompt_logprobs
+    if pl and not all(isinstance(x, list) and x and isinstance(x[0], str) and x[0].isascii() for x in pl):
+        pl = [[_clean_text(x[0]) if isinstance(x[0], str) else x[0], *x[1:]] if isinstance(x, list) and x else x for x in pl]
+    if text is r.text and lps is r.top_logprobs and pl is r.prompt_logprobs: return r
+    return dataclasses.replace(r, text=text, top_logprobs=lps, prompt_logprobs=pl)
+
+def _prompt_logprobs_ok(pl)->bool:
+    "Whether `pl` is None or a list of [token (str), logprob (number or None), offset (int)]."
+    return pl is None or isinstance(pl, list) and all(
+        isinstance(x, list) and len(x) == 3 and isinstance(x[0], str) and (x[1] is None or isinstance(x[1], (int, float)))
+        and isinstance(x[2], int) for x in pl)
 
 def _cached_result(d:dict, # a stored result, as `Cache.get_many` decoded it
                   )->Result:
@@ -333,7 +370,8 @@ def _cached_result(d:dict, # a stored result, as `Cache.get_many` decoded it
     if not (isinstance(r.text, str) and isinstance(r.usage, dict) and r.error is None
             and (r.finish_reason is None or isinstance(r.finish_reason, str))
             and isinstance(r.latency_s, (int, float)) and isinstance(r.backend, str) and isinstance(r.cache_key, str)
-            and (lps is None or isinstance(lps, list) and all(isinstance(x, dict) for x in lps))):
+            and (lps is None or isinstance(lps, list) and all(isinstance(x, dict) for x in lps))
+            and _prompt_logprobs_ok(r.prompt_logprobs)):
         raise TypeError("not a stored result")
     return dataclasses.replace(_clean_result(r), cached=True, attempts=0)
 
@@ -399,7 +437,7 @@ class LLM:
     def key(self, req:Request, # a request
            )->str:
         "The cache key of `req` for this backend."
-        return cache_key(self.identity, _shallow(req))
+        return cache_key(self.identity, _request_dict(req))
 
     async def _call(self, call, req):
         if self.timeout is None: return await call(req)
@@ -410,7 +448,9 @@ class LLM:
         async with sem:
             for attempt in range(self.retry.max_retries + 1):
                 t0 = time.perf_counter()
-                try: res = await self._call(call, req)
+                try:
+                    res = await self._call(call, req)
+                    _check_prompt_logprobs(req, res, self.backend)
                 except asyncio.CancelledError: raise
                 except Exception as e:
                     transient = isinstance(e, (TransientError, TimeoutError, asyncio.TimeoutError, ConnectionError))
@@ -432,7 +472,7 @@ class LLM:
         "Run a batch; results in request order; failures come back as `Result.error` (`EndpointError`: see `fail_fast`)."
         t0 = time.perf_counter()
         requests, ident = list(requests), self.identity
-        dicts = [_shallow(r) for r in requests]
+        dicts = [_request_dict(r) for r in requests]
         keys = [cache_key(ident, d) for d in dicts]
         bad0 = self.cache.bad_rows if self.cache is not None else 0
         out: dict[str, Result] = self.cache.get_many(keys, parse=_cached_result) if self.cache is not None else {}
@@ -525,8 +565,9 @@ def get_llm(spec:str="llamacpp:gemma3-270m",  # backend spec: '<kind>:<model or 
 # %% ../../nbs/20_llm.ipynb #49c81b8a
 def replay_key(req:Request, # a request
               )->str:
-    "sha256 of what a recording answers: messages or prompt, json_schema and sample_index."
+    "sha256 of what a recording answers: messages or prompt, json_schema and sample_index (and prompt_logprobs when set)."
     d = {"messages": req.messages, "prompt": req.prompt, "json_schema": req.json_schema, "sample_index": req.sample_index}
+    if req.prompt_logprobs: d["prompt_logprobs"] = True   # only when set: every earlier recording keeps its key
     return hashlib.sha256(canonical_json(d).encode()).hexdigest()
 
 def record_replay(path:str|Path,          # JSONL file to write
@@ -541,6 +582,7 @@ def record_replay(path:str|Path,          # JSONL file to write
             if not r.ok: continue
             f.write(_clean_text(json.dumps({"key": replay_key(q), "request": q.to_dict(), "text": r.text,
                                             "finish_reason": r.finish_reason, "usage": r.usage, "top_logprobs": r.top_logprobs,
+                                            **({"prompt_logprobs": r.prompt_logprobs} if r.prompt_logprobs is not None else {}),
                                             "source": r.backend}, ensure_ascii=False)) + "\n")
             n += 1
     return n
@@ -557,8 +599,11 @@ def _replay_record(d:dict)->dict:
     if lps is not None and not (isinstance(lps, list) and all(
             isinstance(x, dict) and all(isinstance(v, (int, float)) for v in x.values()) for x in lps)):
         raise TypeError("'top_logprobs' is not a list of {token: logprob}")
-    r = _clean_result(Result(text=text, finish_reason=fr, usage=usage, top_logprobs=lps))
-    return {"text": r.text, "finish_reason": fr, "usage": usage, "top_logprobs": r.top_logprobs}
+    pl = d.get("prompt_logprobs")
+    if not _prompt_logprobs_ok(pl): raise TypeError("'prompt_logprobs' is not a list of [token, logprob, offset]")
+    r = _clean_result(Result(text=text, finish_reason=fr, usage=usage, top_logprobs=lps, prompt_logprobs=pl))
+    return {"text": r.text, "finish_reason": fr, "usage": usage, "top_logprobs": r.top_logprobs,
+            **({"prompt_logprobs": r.prompt_logprobs} if pl is not None else {})}
 
 class ReplayBackend(Backend):
     "Serves recorded outputs from a JSONL file (see `record_replay`)."

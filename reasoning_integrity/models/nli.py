@@ -14,8 +14,8 @@ from .cache import ArrayStore, cached_arrays
 from ..executor import remote_executor
 
 # %% auto #0
-__all__ = ['LABELS', 'label_columns', 'NLIModelMissing', 'default_nli_path', 'model_identity', 'forward_probs', 'NLIWorker',
-           'NLIScorer', 'make_tiny_nli_model', 'ScriptedNLI']
+__all__ = ['LABELS', 'PRECISIONS', 'label_columns', 'NLIModelMissing', 'default_nli_path', 'model_identity', 'forward_probs',
+           'cpu_bf16', 'resolve_precision', 'NLIWorker', 'NLIScorer', 'make_tiny_nli_model', 'ScriptedNLI']
 
 # %% ../../nbs/26_nli.ipynb #b030c466
 LABELS = ("entailment", "neutral", "contradiction")
@@ -93,11 +93,29 @@ def forward_probs(model, # a `transformers` sequence-classification model (in ev
             if on_batch: on_batch(len(idx))
     return out
 
+# %% ../../nbs/26_nli.ipynb #42be9a4e
+PRECISIONS = ("auto", "fp32", "bf16")
+
+def cpu_bf16()->bool:
+    "Does this CPU multiply bfloat16 natively (AMX tiles or AVX512-BF16)? Emulated bf16 is slower than fp32."
+    import torch
+    # torch exposes the CPU feature checks only as private helpers; a missing one counts as 'no'
+    return any(getattr(torch.cpu, f, lambda: False)() for f in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
+
+def resolve_precision(precision:str, # 'auto', 'fp32' or 'bf16'
+                      device:str="cpu", # the torch device
+                     )->str:
+    "'fp32' or 'bf16': `auto` is bf16 on a CPU with native bf16, fp32 otherwise (GPUs included: their default stays fp32)."
+    if precision not in PRECISIONS: raise ValueError(f"precision={precision!r}: expected one of {PRECISIONS}")
+    if precision != "auto": return precision
+    return "bf16" if str(device) == "cpu" and cpu_bf16() else "fp32"
+
 # %% ../../nbs/26_nli.ipynb #f68de25c
 class NLIWorker:
     "An executor worker: loads an NLI model once, then scores lists of (premise, hypothesis) pairs, one forward pass each."
-    def __init__(self, model:str, batch_size:int=32, max_length:int=256, id2label:dict|None=None):
-        self.s = NLIScorer(model, batch_size=batch_size, cache=False, max_length=max_length, id2label=id2label)
+    def __init__(self, model:str, batch_size:int=32, max_length:int=256, id2label:dict|None=None, precision:str="fp32"):
+        self.s = NLIScorer(model, batch_size=batch_size, cache=False, max_length=max_length, id2label=id2label,
+                           precision=precision)
     def __call__(self, pairs:list)->list:
         m = self.s._load()
         raw = forward_probs(m, self.s._tok, [p for p, _ in pairs], [h for _, h in pairs], batch_size=self.s.batch_size,
@@ -117,13 +135,16 @@ class NLIScorer:
                  id2label:dict|None=None, # override the model's label names (for models without named labels)
                  device:str="cpu", # torch device
                  executor=None, # where pairs are scored: 'local', 'ray', an `executor` object; None: $RI_EXECUTOR, else local
+                 precision:str="auto", # weights in 'fp32' or 'bf16'; 'auto': bf16 on a CPU with native bf16 (see above)
                 ):
         self.executor = executor
+        self.precision = resolve_precision(precision, device)
         self.model_name = str(_resolve_default() if model is None else model)
         self.is_default = model is None
         self.batch_size, self.max_length, self.device, self._id2label = batch_size, max_length, device, id2label
         self.identity = model_identity(self.model_name)
-        self._id = json.dumps(self.identity, sort_keys=True) + f"|max_length={max_length}"
+        self._id = (json.dumps(self.identity, sort_keys=True) + f"|max_length={max_length}"
+                    + ("|precision=bf16" if self.precision == "bf16" else ""))   # fp32 keys as they always were
         self._model = self._tok = self._cols = None
         self._mem = {} if cache else None
         self._db = (ArrayStore(Path(cache_path) if cache_path else cache_dir("nli")/"nli.sqlite", "nli", ("e", "n", "c"))
@@ -134,7 +155,9 @@ class NLIScorer:
         if self._model is None:
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
             self._tok = AutoTokenizer.from_pretrained(self.model_name)
-            self._model = AutoModelForSequenceClassification.from_pretrained(self.model_name).to(self.device).eval()
+            import torch
+            dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
+            self._model = AutoModelForSequenceClassification.from_pretrained(self.model_name).to(self.device, dtype).eval()
             self._cols = label_columns(self._id2label or self._model.config.id2label)
         return self._model
 
@@ -182,7 +205,8 @@ class NLIScorer:
         "Score `todo` through a non-local executor: the batches `forward_probs` would form, each cached as it arrives."
         order = sorted(range(len(todo)), key=lambda i: len(todo[i][0]) + len(todo[i][1]))  # forward_probs' own order
         out = np.zeros((len(todo), 3), dtype=np.float32)
-        kw = dict(model=self.model_name, batch_size=self.batch_size, max_length=self.max_length, id2label=self._id2label)
+        kw = dict(model=self.model_name, batch_size=self.batch_size, max_length=self.max_length, id2label=self._id2label,
+                  precision=self.precision)
         from tqdm.auto import tqdm
         with tqdm(total=len(todo), desc=f"NLI ({ex.name})", unit="pair", disable=not progress) as bar:
             for start, ys in ex.imap_batches(NLIWorker, [todo[i] for i in order], self.batch_size, kw):
@@ -200,7 +224,7 @@ class NLIScorer:
 
     def describe(self)->dict:
         "Model name/path and, for a model built by this project, its held-out accuracy from the model card."
-        d = {"model": self.model_name, "default": self.is_default, "labels": list(self.LABELS)}
+        d = {"model": self.model_name, "default": self.is_default, "labels": list(self.LABELS), "precision": self.precision}
         card = Path(self.model_name)/"model_card.json"
         if card.exists():
             c = json.loads(card.read_text())
@@ -208,10 +232,11 @@ class NLIScorer:
                      heldout_accuracy={k: v["accuracy"] for k, v in c.get("heldout", {}).items()},
                      heldout_n={k: v["n"] for k, v in c.get("heldout", {}).items()})
         acc = ", ".join(f"{k.upper()} {v:.1%}" for k, v in d.get("heldout_accuracy", {}).items())
-        d["summary"] = f"{d.get('name') or self.model_name}" + (f" (held-out accuracy: {acc})" if acc else "")
+        d["summary"] = (f"{d.get('name') or self.model_name}" + (f" (held-out accuracy: {acc})" if acc else "")
+                        + f", {self.precision} weights")
         return d
 
-    def __repr__(self): return f"NLIScorer({self.model_name!r}, batch_size={self.batch_size})"
+    def __repr__(self): return f"NLIScorer({self.model_name!r}, batch_size={self.batch_size}, precision={self.precision!r})"
 
 # %% ../../nbs/26_nli.ipynb #d15e3272
 def make_tiny_nli_model(out:str|Path, # folder to write the model to

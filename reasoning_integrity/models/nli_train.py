@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import cache_dir, data_path
-from .nli import LABELS, NLIScorer, default_nli_path
+from .nli import LABELS, NLIScorer, default_nli_path, cpu_bf16
 
 # %% auto #0
 __all__ = ['load_snli', 'load_sick', 'load_mnli', 'nli_splits', 'length_batches', 'padded_tokens', 'nli_metrics',
@@ -122,19 +122,13 @@ def _dev_accuracy(model, tok, df:pd.DataFrame, max_length:int)->float:
     model.train()
     return float((np.asarray(LABELS)[P.argmax(1)] == df.label.to_numpy()).mean())
 
-def _cpu_bf16()->bool:
-    "Does this CPU multiply bfloat16 natively (AMX tiles or AVX512-BF16)? Emulated bf16 is slower than fp32."
-    import torch
-    # torch exposes the CPU feature checks only as private helpers; a missing one counts as 'no'
-    return any(getattr(torch.cpu, f, lambda: False)() for f in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
-
 def autocast_dtype(autocast:str|None, # None / 'fp32', 'bf16' or 'auto' (see `train_nli`)
                   ):
     "The torch dtype of the training autocast, or None for plain fp32."
     import torch
     if autocast in (None, "fp32"): return None
     if autocast == "bf16": return torch.bfloat16
-    if autocast == "auto": return torch.bfloat16 if _cpu_bf16() else None
+    if autocast == "auto": return torch.bfloat16 if cpu_bf16() else None
     raise ValueError(f"autocast={autocast!r}: expected None, 'fp32', 'bf16' or 'auto'")
 
 def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`)

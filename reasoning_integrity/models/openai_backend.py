@@ -14,8 +14,8 @@ from .llm import (Backend, EndpointError, Request, Result, TransientError, parse
                                             redact_credentials)
 
 # %% auto #0
-__all__ = ['StubApp', 'free_port', 'wait_http', 'stub_server', 'stub_stats', 'serve_stub', 'split_base_url', 'OpenAIBackend',
-           'openai_backend', 'openai_compatible_backend']
+__all__ = ['StubApp', 'free_port', 'wait_http', 'stub_server', 'stub_stats', 'serve_stub', 'split_base_url', 'EchoMissing',
+           'OpenAIBackend', 'openai_backend', 'openai_compatible_backend']
 
 # %% ../../nbs/23_openai.ipynb #6a2dcfd4
 import asyncio, hashlib, json, random, socket, subprocess, sys, tempfile, time, urllib.request
@@ -34,9 +34,10 @@ class StubApp:
                  ptrunc:float=0.0,    # rate of 200 responses whose JSON body is cut in half
                  pempty:float=0.0,    # rate of 200 responses with an empty `choices` list
                  psurrogate:float=0.0, # rate of answers ending in a lone surrogate (the JSON escape of half an emoji)
+                 echo:bool=True,      # honour `echo=True` on completions (False: ignore it, as servers that cannot score a prompt do)
                 ):
         self.latency, self.p429, self.p500, self.pslow, self.slow_s, self.retry_after = latency, p429, p500, pslow, slow_s, retry_after
-        self.ptrunc, self.pempty, self.psurrogate = ptrunc, pempty, psurrogate
+        self.ptrunc, self.pempty, self.psurrogate, self.echo = ptrunc, pempty, psurrogate, echo
         self.rng = random.Random(seed)
         self.stats = {"requests": 0, "ok": 0, "429": 0, "500": 0, "slow": 0, "trunc": 0, "empty": 0, "surrogate": 0}
 
@@ -92,6 +93,14 @@ class StubApp:
             return await reply(200, {"id": "stub", "object": "chat.completion", "created": 0, "model": req.get("model", "stub"),
                                      "choices": [] if empty else choices, "usage": usage}, cut=cut)
         choices = [{"index": 0, "finish_reason": "stop", "logprobs": None, "text": text}]
+        if req.get("echo") and self.echo:   # the prompt, then the answer, one token per word, logprob −(letters)/2 − 0.1
+            prompt = str(req.get("prompt", ""))
+            words = lambda x, at: [(m.group(), at + m.start()) for m in re.finditer(r"\s*\S+|\s+", x)]
+            toks = words(prompt, 0) + words(text, len(prompt))   # prompt and answer tokenized apart, as a server does
+            lps = [None if i == 0 else -len(t.strip()) / 2 - 0.1 for i, (t, _) in enumerate(toks)]
+            choices[0].update(text=prompt + text, logprobs={
+                "tokens": [t for t, _ in toks], "token_logprobs": lps, "text_offset": [o for _, o in toks],
+                "top_logprobs": [None if v is None else {t: v} for (t, _), v in zip(toks, lps)]})
         return await reply(200, {"id": "stub", "object": "text_completion", "created": 0, "model": req.get("model", "stub"),
                                  "choices": [] if empty else choices, "usage": usage}, cut=cut)
 
@@ -120,7 +129,7 @@ def stub_server(**opts): # `StubApp` options: latency, p429, p500, pslow, slow_s
     "Run the stub server in a subprocess on a free loopback port; yields its base URL ('http://127.0.0.1:N/v1')."
     port = free_port()
     args = [sys.executable, "-m", "reasoning_integrity.models.openai_backend", "--port", str(port)]
-    for k, v in opts.items(): args += [f"--{k}", str(v)]
+    for k, v in opts.items(): args += ([] if v else [f"--no-{k}"]) if isinstance(v, bool) else [f"--{k}", str(v)]
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=log)
     try:
@@ -151,10 +160,11 @@ def serve_stub(port:int=8000,           # loopback port to listen on
                ptrunc:float=0.0,        # rate of 200 responses with a body cut in half
                pempty:float=0.0,        # rate of 200 responses with empty `choices`
                psurrogate:float=0.0,    # rate of answers ending in a lone surrogate
+               echo:bool=True,          # honour `echo=True` (False: ignore it)
               ):
     "Serve `StubApp` on 127.0.0.1:`port`."
     import uvicorn
-    app = StubApp(latency, p429, p500, pslow, slow_s, retry_after, seed, ptrunc, pempty, psurrogate)
+    app = StubApp(latency, p429, p500, pslow, slow_s, retry_after, seed, ptrunc, pempty, psurrogate, echo)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, backlog=4096)
 
 # %% ../../nbs/23_openai.ipynb #0d9af806
@@ -199,6 +209,9 @@ def _connection_failure(e:BaseException, # an `openai.APIConnectionError` (or an
 
 def _clean_msg(e:BaseException)->str:
     return (str(e).strip().splitlines() or [""])[0][:200]
+
+class EchoMissing(RuntimeError):
+    "An endpoint that did not echo the prompt with its log-probabilities (not retried: asking again does not help)."
 
 def _logprobs(choice)->list[dict[str, float]]|None:
     "Top logprobs of a chat or completion choice as [{token: logprob}] per generated token."
@@ -302,6 +315,8 @@ class OpenAIBackend(Backend):
             if req.json_schema is not None: raise ValueError("json_schema needs chat messages on OpenAI endpoints")
             kw["prompt"] = _clean_text(req.prompt)
             if req.top_logprobs: kw["logprobs"] = req.top_logprobs
+            if req.prompt_logprobs:   # the prompt echoed with its tokens' logprobs; at least 1 token (vLLM refuses 0)
+                kw.update(echo=True, logprobs=req.top_logprobs or 0, max_tokens=max(req.max_tokens, 1))
         return kw
 
     async def _call(self, client, req:Request)->Result:
@@ -325,18 +340,20 @@ class OpenAIBackend(Backend):
             raise TransientError(_connection_failure(e, self._url(chat))[0]) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as e:   # a 200 whose body is cut short (or not UTF-8)
             raise TransientError(f"HTTP 200 with a body that is not JSON at {self._url(chat)} ({type(e).__name__})") from None
-        return self._result(resp, chat)
+        return self._result(resp, chat, req)
 
     def _url(self, chat:bool)->str: return f"{self.base_url}/{'chat/completions' if chat else 'completions'}"
 
-    def _result(self, resp, chat:bool)->Result:
+    def _result(self, resp, chat:bool, req:Request|None=None)->Result:
         "The `Result` of a 200 response; TransientError when it has no usable choice (empty `choices`, another shape)."
+        pl = None
         try:
             if not resp.choices: raise TransientError(f"HTTP 200 with no choices at {self._url(chat)}")
             ch = resp.choices[0]
             text = (ch.message.content if chat else ch.text) or ""
             if not isinstance(text, str): raise TypeError(f"the text is a {type(text).__name__}")
             lps = _logprobs(ch)
+            if req is not None and req.prompt_logprobs: text, lps, pl = self._echoed(ch, text, lps, req)
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
             raise TransientError(f"HTTP 200 with a body of another shape at {self._url(chat)} "
                                  f"({type(e).__name__}: {_clean_msg(e)[:100]})") from None
@@ -344,7 +361,24 @@ class OpenAIBackend(Backend):
         except (AttributeError, TypeError, ValueError): usage = {}
         fr = getattr(ch, "finish_reason", None)
         # the answer enters the project here: a lone surrogate (a JSON escape of half an emoji) becomes U+FFFD
-        return Result(text=_clean_text(text), finish_reason=fr if isinstance(fr, str) else None, usage=usage, top_logprobs=lps)
+        return Result(text=_clean_text(text), finish_reason=fr if isinstance(fr, str) else None, usage=usage, top_logprobs=lps,
+                      prompt_logprobs=pl)
+
+    def _echoed(self, ch, text:str, lps, req:Request)->tuple:
+        "(generated text, its top logprobs, [token, logprob, offset] per prompt token) of an `echo=True` completion."
+        prompt = _clean_text(req.prompt)
+        lp = getattr(ch, "logprobs", None)
+        toks, vals, offs = (getattr(lp, k, None) for k in ("tokens", "token_logprobs", "text_offset"))
+        if not toks or vals is None or offs is None or not text.startswith(prompt):
+            raise EchoMissing(f"{self._url(False)} returned no prompt log-probabilities (echo=True with logprobs was "
+                              "ignored): prompt_logprobs needs a completions endpoint that echoes the prompt with its "
+                              "logprobs (vLLM; OpenAI's legacy completion models); llama.cpp's server and chat-only "
+                              "endpoints do not")
+        k = sum(1 for o in offs if o < len(prompt))
+        pl = [[_clean_text(str(t)), None if v is None else float(v), int(o)] for t, v, o in zip(toks[:k], vals[:k], offs[:k])]
+        gen = text[len(prompt):] if req.max_tokens > 0 else ""
+        top = lps[k:] if (lps is not None and req.top_logprobs and req.max_tokens > 0) else None
+        return gen, top, pl
 
 # %% ../../nbs/23_openai.ipynb #77dd5287
 def openai_backend(rest:str, # model name ('' = gpt-4o-mini)

@@ -14,7 +14,7 @@ from ..metrics.alignment import normalise_step, alignment_score, align_chain, EN
 
 # %% auto #0
 __all__ = ['SIGNALS', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS', 'ALIGNMENT_SIGNALS', 'Signal', 'signal', 'PairCapWarning',
-           'Scorers', 'spread', 'limit_for', 'compute_signals', 'orient', 'signal_table']
+           'Scorers', 'spread', 'stratified', 'limit_for', 'compute_signals', 'orient', 'signal_table']
 
 # %% ../../nbs/73_signals.ipynb #e3ec8ce8
 @dataclass(frozen=True)
@@ -310,6 +310,24 @@ def spread(items:Sequence,  # any list
     if k is None or k >= n: return list(items)
     return [items[(i * n) // k] for i in range(k)]
 
+def _stratum(c:Chain)->tuple:
+    "A chain's stratum for sampling: (subset or task, whether it is wrong; None when unknown)."
+    return (str(c.meta.get("subset", c.meta.get("task", ""))), c.has_error)
+
+def stratified(items:Sequence,  # chains (or anything `key` reads)
+               k:int|None,  # how many to keep (None: all)
+               key:Callable=_stratum,  # item -> its stratum
+              )->list:
+    "k items, each stratum's share proportional to its size (largest remainder) and evenly spaced within it, in the list's order."
+    n = len(items)
+    if k is None or k >= n: return list(items)
+    groups = {}
+    for i, it in enumerate(items): groups.setdefault(key(it), []).append(i)
+    quota = {g: k * len(ix) / n for g, ix in groups.items()}
+    take = {g: int(q) for g, q in quota.items()}
+    for g in sorted(groups, key=lambda g: (take[g] - quota[g], repr(g)))[:k - sum(take.values())]: take[g] += 1
+    return [items[i] for i in sorted(i for g, ix in groups.items() for i in spread(ix, take[g]))]
+
 def limit_for(limits:dict|None,  # signal -> int, or signal -> {dataset: int, "*": default}
               name:str,  # the signal
               dataset:str,  # the dataset
@@ -340,7 +358,7 @@ def compute_signals(chains:Sequence[Chain],  # chains from any datasets
         for ds, cs in by_ds.items():
             ok = [c for c in cs if s.applies(c)]
             lim = limit_for(limits, name, ds)
-            use = [] if missing else spread(ok, lim)
+            use = [] if missing else stratified(ok, lim)
             todo += use
             why = (f"no {', '.join(missing)} scorer" if missing else
                    "; ".join(filter(None, [f"{len(cs) - len(ok)} lack {'/'.join(s.needs)}" if len(ok) < len(cs) else "",
@@ -377,3 +395,7 @@ def signal_table()->pd.DataFrame:
     return pd.DataFrame([dict(signal=s.name, level=s.level, higher=s.higher, needs=", ".join(s.needs),
                               models=", ".join(s.models), reduce=s.reduce if s.level == "step" else "",
                               family=s.family, description=s.description) for s in SIGNALS.values()])
+
+# %% ../../nbs/73_signals.ipynb #20fb56f3
+from . import content_signals, model_signals, combined  # noqa: E402,F401 (they register)
+

@@ -11,14 +11,19 @@ import numpy as np
 import pandas as pd
 from ..chains import Chain, perturbation_set, CHAIN_OPERATORS
 from ..metrics.validity import (auroc_ci, within_auroc, first_error_predictions, tune_threshold,
-                                                  first_error_f1, paired_ci, perturbation_effect, spearman_ci, auroc_diff_ci)
-from .signals import SIGNALS, Scorers, compute_signals, orient, spread, limit_for
+                                                  first_error_f1, paired_ci, perturbation_effect, spearman_ci, auroc_diff_ci,
+                                                  grouped_folds, normal_scores, _oof_logit, incremental_auroc,
+                                                  min_detectable_auroc_diff, holm_sidak, holm_sidak_levels,
+                                                  bootstrap_lower_bound, split_half_f1, length_adjusted_change)
+from .signals import SIGNALS, REDUCERS, Scorers, compute_signals, orient, spread, limit_for
 
 # %% auto #0
-__all__ = ['TASKS', 'BASELINES', 'VALIDITY_COLUMNS', 'PERTURBATION_COLUMNS', 'AGREEMENT_COLUMNS', 'PROFILES', 'step_labels',
-           'chain_label', 'labelled_frames', 'signal_validity', 'shifted_references', 'matched_minus_shuffled',
-           'perturbation_sensitivity', 'signal_agreement', 'baseline_comparison', 'validity_notes', 'validity_heatmap',
-           'signal_distributions', 'validity_sets', 'ValidityReport', 'validate_signal']
+__all__ = ['TASKS', 'BASELINES', 'INCREMENTAL_COLUMNS', 'VALIDITY_COLUMNS', 'PUBLISHED_PROCESSBENCH', 'PERTURBATION_COLUMNS',
+           'AGREEMENT_COLUMNS', 'COMPARISON_COLUMNS', 'PROFILES', 'step_labels', 'chain_label', 'labelled_frames',
+           'problem_of', 'length_position', 'incremental_validity', 'signal_validity', 'published_processbench_f1',
+           'shifted_references', 'matched_minus_shuffled', 'chain_size', 'perturbation_sensitivity', 'signal_agreement',
+           'baseline_comparison', 'validity_notes', 'validity_heatmap', 'signal_distributions', 'validity_sets',
+           'ValidityReport', 'validate_signal']
 
 # %% ../../nbs/74_validity.ipynb #1cdf5431
 TASKS = {  # dataset -> how it is scored: step label (or None), chain label, ProcessBench first-error F1, subsets column
@@ -29,7 +34,10 @@ TASKS = {  # dataset -> how it is scored: step label (or None), chain label, Pro
     "rep_gold": dict(step="first_error", chain="has_error"),
 }
 BASELINES = ("random", "position", "length", "constant")
-VALIDITY_COLUMNS = ["signal", "dataset", "level", "metric", "value", "ci_low", "ci_high", "n", "n_pos", "detail"]
+INCREMENTAL_COLUMNS = ["base_auroc", "incremental_gain", "gain_ci_low", "gain_ci_high", "gain_p", "signal_coef",
+                       "within_length_auroc", "within_length_ci_low", "within_length_ci_high"]
+VALIDITY_COLUMNS = ["signal", "dataset", "level", "metric", "value", "ci_low", "ci_high", "n", "n_pos", "detail",
+                    "power_mdd", *INCREMENTAL_COLUMNS]
 
 # %% ../../nbs/74_validity.ipynb #d066fa55
 def step_labels(chain:Chain,  # a labelled chain
@@ -77,6 +85,79 @@ def labelled_frames(values:pd.DataFrame,  # `compute_signals` output
     chs = v[v.level == "chain"].merge(C, on="chain_id")
     return steps, chs
 
+# %% ../../nbs/74_validity.ipynb #357f627e
+def problem_of(chain:Chain)->str:
+    "The problem a chain answers (dataset and question; the chain id when it has no question): unit of folds and resamples."
+    return f"{chain.dataset}|{chain.question}" if chain.question else f"id|{chain.id}"
+
+def length_position(chains:Sequence[Chain],  # chains
+                   )->dict[str, tuple[np.ndarray, np.ndarray]]:
+    "Per chain id, the registered `length` and `position` signals' step values (characters, i/n)."
+    L, P = SIGNALS["length"], SIGNALS["position"]
+    ls, ps = L.fn(list(chains), Scorers()), P.fn(list(chains), Scorers())
+    return {c.id: (np.asarray(l, dtype=float), np.asarray(q, dtype=float)) for c, l, q in zip(chains, ls, ps)}
+
+_INCREMENTAL: dict = {}
+
+def _content_key(*parts)->str:
+    "A digest of frames and plain values, for memoising."
+    import hashlib
+    h = hashlib.sha256()
+    for x in parts:
+        if isinstance(x, pd.DataFrame): h.update(pd.util.hash_pandas_object(x, index=False).values.tobytes())
+        else: h.update(repr(x).encode())
+    return h.hexdigest()
+
+def _incremental(values, chains, tasks, n_boot, seed, k):
+    "incremental_validity rows with the bootstrap gains (column `boot`), memoised."
+    S, C = labelled_frames(values, chains, tasks)
+    S = S[S.dataset.map(lambda d: tasks.get(d, {}).get("step") not in (None, "within_chain"))]
+    dss = set(S.dataset) | set(C.dataset)
+    cs = [c for c in chains if c.dataset in dss]
+    key = _content_key(S[["signal", "dataset", "chain_id", "step", "x", "y"]], C[["signal", "dataset", "chain_id", "x", "y"]],
+                       [(c.id, problem_of(c), [len(t) for t in c.steps]) for c in cs], n_boot, seed, k)
+    if key in _INCREMENTAL: return _INCREMENTAL[key]
+    cov, prob = length_position(cs), {c.id: problem_of(c) for c in cs}
+    red = lambda name, v: float(REDUCERS[SIGNALS[name].reduce](v)) if len(v) else np.nan
+    rows = []
+    for level, F in (("step", S), ("chain", C)):
+        ix = ["chain_id", "step"] if level == "step" else ["chain_id"]
+        for ds, g in F.groupby("dataset", sort=True):
+            W = g.pivot_table(index=ix, columns="signal", values="x", aggfunc="first")
+            y = g.drop_duplicates(ix).set_index(ix).y.reindex(W.index).to_numpy(float)
+            cid = W.index.get_level_values(0)
+            if level == "step":
+                st = W.index.get_level_values(1)
+                l = np.array([cov[c][0][i] for c, i in zip(cid, st)]); q = np.array([cov[c][1][i] for c, i in zip(cid, st)])
+            else:
+                l = np.array([red("length", cov[c][0]) for c in cid]); q = np.array([red("position", cov[c][1]) for c in cid])
+            grp = np.array([prob[c] for c in cid])
+            folds = grouped_folds(grp, k, seed, y)
+            base = _oof_logit(np.c_[normal_scores(l), normal_scores(q)], y, folds, 1.0)[0]
+            for sig in W.columns:
+                r = incremental_auroc(W[sig].to_numpy(float), l, q, y, grp, n_boot, seed, k, folds, base, return_boot=True)
+                rows.append(dict(signal=sig, dataset=ds, level=level, base_auroc=r["base_auroc"], full_auroc=r["full_auroc"],
+                                 incremental_gain=r["gain"], gain_ci_low=r["gain_ci_low"], gain_ci_high=r["gain_ci_high"],
+                                 gain_p=r["p"], signal_coef=r["signal_coef"], within_length_auroc=r["within_length_auroc"],
+                                 within_length_ci_low=r["within_length_ci_low"], within_length_ci_high=r["within_length_ci_high"],
+                                 n=r["n"], n_pos=r["n_pos"], n_groups=r["n_groups"], k=r["k"], boot=r["boot"]))
+    out = pd.DataFrame(rows, columns=["signal", "dataset", "level", "base_auroc", "full_auroc", "incremental_gain",
+                                      "gain_ci_low", "gain_ci_high", "gain_p", "signal_coef", "within_length_auroc",
+                                      "within_length_ci_low", "within_length_ci_high", "n", "n_pos", "n_groups", "k", "boot"])
+    if len(_INCREMENTAL) > 8: _INCREMENTAL.clear()
+    _INCREMENTAL[key] = out
+    return out
+
+def incremental_validity(values:pd.DataFrame,  # `compute_signals` output
+                         chains:Sequence[Chain],  # the chains it scored
+                         tasks:dict=TASKS,  # dataset -> labels
+                         n_boot:int=2000,  # bootstrap resamples over problems
+                         seed:int=0,  # fold and bootstrap seed
+                         k:int=5,  # folds
+                        )->pd.DataFrame:
+    "Per (signal, dataset, level): out-of-fold AUROC gain over (length, position), CI, p, coefficient, within-decile AUROC, n."
+    return _incremental(values, chains, tasks, n_boot, seed, k).drop(columns="boot")
+
 # %% ../../nbs/74_validity.ipynb #f6ec6b40
 def _row(sig, ds, level, metric, r, n_pos=np.nan, detail=""):
     return dict(signal=sig, dataset=ds, level=level, metric=metric, value=r["value"], ci_low=r["ci_low"],
@@ -86,9 +167,14 @@ def signal_validity(values:pd.DataFrame,  # `compute_signals` output
                     chains:Sequence[Chain],  # the chains it scored
                     tasks:dict=TASKS,  # dataset -> labels
                     n_boot:int=2000,  # bootstrap resamples
-                    tune_subset:str="gsm8k",  # ProcessBench subset the first-error threshold is tuned on
+                    tune_subset:str="gsm8k",  # ProcessBench subset the "tuned" first-error threshold is tuned on
+                    first_error:Sequence[str]=("split_half",),  # first-error F1 protocols: "split_half", "tuned"
+                    incremental:bool=True,  # add the incremental-validity columns (length and position)
+                    seed:int=0,  # split, fold and bootstrap seed of the new columns
                    )->pd.DataFrame:
-    "One row per (signal, dataset, level, metric): value, 95 % CI, n, n_pos, detail."
+    "One row per (signal, dataset, level, metric): value, 95 % CI, n, n_pos, detail, power and incremental validity."
+    unknown = set(first_error) - {"split_half", "tuned"}
+    if unknown: raise ValueError(f"first_error protocols are 'split_half' and 'tuned', not {sorted(unknown)}")
     S, C = labelled_frames(values, chains, tasks)
     rows = []
     for (sig, ds), g in C.groupby(["signal", "dataset"], sort=False):
@@ -110,17 +196,53 @@ def signal_validity(values:pd.DataFrame,  # `compute_signals` output
             for sub, gs in g.groupby("subset"):
                 rows.append(_row(sig, f"{ds}/{sub}", "step", "auroc", auroc_ci(gs.x, gs.y, gs.chain_id, n_boot=n_boot)))
         if tasks[ds].get("first_error_f1"):
-            rows += _first_error_rows(sig, ds, values, chains, n_boot, tune_subset)
+            if "split_half" in first_error: rows += _split_half_rows(sig, ds, values, chains, n_boot, seed)
+            if "tuned" in first_error: rows += _first_error_rows(sig, ds, values, chains, n_boot, tune_subset)
     out = pd.DataFrame(rows, columns=VALIDITY_COLUMNS)
     out["n_pos"] = out["n_pos"].astype("Int64")
+    pooled = (out.metric == "auroc") & out.level.isin(["step", "chain"])
+    out["power_mdd"] = [min_detectable_auroc_diff(int(p), int(n - p)) if m and pd.notna(p) else np.nan
+                        for m, p, n in zip(pooled, out.n_pos, out.n)]
+    if incremental and len(out):
+        inc = incremental_validity(values, chains, tasks, n_boot, seed).set_index(["signal", "dataset", "level"])
+        ix = pd.MultiIndex.from_arrays([out.signal, out.dataset, out.level])
+        hit = pooled & ix.isin(inc.index)
+        for col in INCREMENTAL_COLUMNS:
+            out[col] = np.where(hit, inc[col].reindex(ix).to_numpy(float), np.nan)
     return out
 
+def _chain_values(sig, ds, values, chains):
+    "Oriented step values by chain id, and the chains of `ds` with a first-error label and values."
+    v = values[(values.signal == sig) & (values.level == "step")].sort_values(["chain_id", "step"], kind="stable")
+    ids, x = v.chain_id.to_numpy(), v.value.to_numpy(float) * SIGNALS[sig].sign
+    cut = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.zeros(0, int)
+    by_chain = dict(zip(ids[cut], np.split(x, cut[1:])))
+    return by_chain, [c for c in chains if c.dataset == ds and c.id in by_chain and c.first_error is not None]
+
+def _split_half_rows(sig, ds, values, chains, n_boot, seed):
+    "First-error F1 per subset, pooled and averaged, each threshold tuned on the other half of the problems."
+    by_chain, cs = _chain_values(sig, ds, values, chains)
+    if not cs: return []
+    r = split_half_f1([by_chain[c.id] for c in cs], [c.first_error for c in cs], [problem_of(c) for c in cs],
+                      [c.meta.get("subset", "") for c in cs], seed=seed, n_boot=n_boot)
+    (ta, tb), (na, nb) = r["thresholds"], r["n_problems"]
+    split = (f"split-half by problem (seed {seed}; halves of {na} and {nb} problems, stratified by subset and error): "
+             f"threshold {ta:.4g} tuned on half A scores half B, {tb:.4g} tuned on B scores A")
+    rows = []
+    for sub in [s for s in r["average"]["subsets"]] + ["all"]:
+        q = r[sub]
+        rows.append(_row(sig, f"{ds}/{sub}" if sub != "all" else ds, "step", "first_error_f1", q,
+                         detail=split + f"; acc_error {q['acc_error']:.3f}, acc_correct {q['acc_correct']:.3f}"
+                                + ("; pooled over subsets" if sub == "all" else "")))
+    if len(r["average"]["subsets"]) > 1:
+        rows.append(_row(sig, f"{ds}/average", "step", "first_error_f1", r["average"],
+                         detail=f"mean of the {len(r['average']['subsets'])} subsets' F1 (ProcessBench's headline; other "
+                                f"models' published numbers: published_processbench_f1()); CI resamples within subsets; " + split))
+    return rows
+
 def _first_error_rows(sig, ds, values, chains, n_boot, tune_subset):
-    "First-error F1 per subset with a threshold tuned on `tune_subset`."
-    v = values[(values.signal == sig) & (values.level == "step")]
-    s = SIGNALS[sig].sign
-    by_chain = {cid: g.sort_values("step").value.to_numpy() * s for cid, g in v.groupby("chain_id")}
-    cs = [c for c in chains if c.dataset == ds and c.id in by_chain and c.first_error is not None]
+    "First-error F1 per subset with a threshold tuned on `tune_subset` (metric first_error_f1_<subset>_tuned)."
+    by_chain, cs = _chain_values(sig, ds, values, chains)
     tune = [c for c in cs if c.meta.get("subset") == tune_subset]
     if not tune: return []
     t, _ = tune_threshold([by_chain[c.id] for c in tune], [c.first_error for c in tune])
@@ -128,11 +250,25 @@ def _first_error_rows(sig, ds, values, chains, n_boot, tune_subset):
     for sub in sorted({c.meta.get("subset") for c in cs}) + ["all"]:
         g = [c for c in cs if sub == "all" or c.meta.get("subset") == sub]
         r = first_error_f1(first_error_predictions([by_chain[c.id] for c in g], t), [c.first_error for c in g], n_boot)
-        rows.append(_row(sig, f"{ds}/{sub}" if sub != "all" else ds, "step", "first_error_f1", r,
+        rows.append(_row(sig, f"{ds}/{sub}" if sub != "all" else ds, "step", f"first_error_f1_{tune_subset}_tuned", r,
                          n_pos=sum(c.first_error >= 0 for c in g),
                          detail=f"threshold {t:.4g} tuned on {tune_subset}" + (" (in-sample)" if sub in (tune_subset, "all") else "")
                                 + f"; acc_error {r['acc_error']:.3f}, acc_correct {r['acc_correct']:.3f}"))
     return rows
+
+PUBLISHED_PROCESSBENCH = [  # other models' published ProcessBench F1 (%), for scale; None where we do not carry the number
+    ("Qwen2.5-Math-PRM-7B", "PRM", 82.4, 77.6, 67.5, 66.3, 73.5, "Zhang et al. 2025, The Lessons of Developing Process Reward Models in Mathematical Reasoning, Table 7"),
+    ("Math-Shepherd-PRM-7B", "PRM", None, None, None, None, 31.5, "Zheng et al. 2024, ProcessBench, Table 3"),
+    ("GPT-4o (critic)", "critic", None, None, None, None, 61.9, "Zheng et al. 2024, ProcessBench, Table 3"),
+    ("o1-mini (critic)", "critic", None, None, None, None, 87.9, "Zheng et al. 2024, ProcessBench, Table 3"),
+]
+
+def published_processbench_f1()->pd.DataFrame:
+    "Other models' published ProcessBench first-error F1 (as fractions, like our tables), each with its source."
+    rows = [dict(model=m, kind=k, **{s: (np.nan if v is None else round(v / 100, 4)) for s, v in
+                 zip(("gsm8k", "math", "olympiadbench", "omnimath", "average"), vals)},
+                 source=f"published, other model (not computed here): {src}") for m, k, *vals, src in PUBLISHED_PROCESSBENCH]
+    return pd.DataFrame(rows)
 
 # %% ../../nbs/74_validity.ipynb #ae709a80
 def shifted_references(chains:Sequence[Chain],  # chains with references
@@ -166,7 +302,13 @@ def matched_minus_shuffled(chains:Sequence[Chain],  # chains with references (on
 
 # %% ../../nbs/74_validity.ipynb #29a49917
 PERTURBATION_COLUMNS = ["signal", "operator", "mean_change", "ci_low", "ci_high", "n", "expected_sign", "agrees",
-                        "share_moved", "dataset", "n_skipped"]
+                        "share_moved", "dataset", "n_skipped", "length_predicted_change", "change_beyond_length",
+                        "beyond_ci_low", "beyond_ci_high", "agrees_beyond_length", "beyond_length_note"]
+
+def chain_size(chain:Chain)->tuple[float, float, float]:
+    "The length covariates of a perturbation: number of steps n, 1/n, and characters of the chain."
+    n = chain.n_steps
+    return float(n), (1 / n if n else np.nan), float(sum(len(t) for t in chain.steps))
 
 def perturbation_sensitivity(chains:Sequence[Chain],  # sound chains to break (first_error == -1 or a right answer)
                              names:Sequence[str]|None=None,  # signals (default: all)
@@ -200,8 +342,18 @@ def perturbation_sensitivity(chains:Sequence[Chain],  # sound chains to break (f
                 b = [val.get((n, o.id), np.nan) for o, _ in pp]; a = [val.get((n, p.id), np.nan) for _, p in pp]
                 r = perturbation_effect(b, a, SIGNALS[n].sign, n_boot)
                 if r["n"] == 0: continue
+                # beyond length: every original of the dataset gives the slope, its perturbed version (if any) the change
+                origs = [c for c in chains if c.dataset == ds]; pert = {o.id: p for o, p in pp}
+                before = [val.get((n, c.id), np.nan) for c in origs]
+                after = [val.get((n, pert[c.id].id), np.nan) if c.id in pert else np.nan for c in origs]
+                Lb = np.array([chain_size(c) for c in origs])
+                La = np.array([chain_size(pert[c.id]) if c.id in pert else (np.nan,) * 3 for c in origs])
+                q = length_adjusted_change(before, after, Lb, La, SIGNALS[n].sign, n_boot)
                 rows.append(dict(signal=n, operator=op, **r, dataset=ds,
-                                 n_skipped=sum(1 for c in chains if c.dataset == ds) - len(pp)))
+                                 n_skipped=sum(1 for c in chains if c.dataset == ds) - len(pp),
+                                 length_predicted_change=q["predicted"], change_beyond_length=q["value"],
+                                 beyond_ci_low=q["ci_low"], beyond_ci_high=q["ci_high"],
+                                 agrees_beyond_length=q["agrees"], beyond_length_note=q["note"]))
     return pd.DataFrame(rows, columns=PERTURBATION_COLUMNS), V
 
 # %% ../../nbs/74_validity.ipynb #0df9832f
@@ -227,13 +379,18 @@ def signal_agreement(values:pd.DataFrame,  # `compute_signals` output
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 # %% ../../nbs/74_validity.ipynb #fd320a47
+COMPARISON_COLUMNS = ["signal", "dataset", "level", "best_baseline", "auroc", "baseline_auroc", "diff", "ci_low", "ci_high",
+                      "n", "beats", "incremental_gain", "gain_p", "gain_p_adj", "gain_ci_low_adj", "signal_coef", "beats_length"]
+
 def baseline_comparison(values:pd.DataFrame,  # `compute_signals` output (baselines included)
                         chains:Sequence[Chain],  # the chains it scored
                         tasks:dict=TASKS,  # dataset -> labels
                         n_boot:int=2000,  # bootstrap resamples
                         baselines:Sequence[str]=BASELINES,  # baseline signals
+                        alpha:float=0.05,  # two-sided family-wise level of `beats_length` (one-sided alpha/2)
+                        seed:int=0,  # fold and bootstrap seed of the incremental columns
                        )->pd.DataFrame:
-    "signal, dataset, level, best_baseline, auroc, baseline_auroc, diff, ci_low, ci_high, n, beats."
+    "signal, dataset, level, best_baseline, auroc, baseline_auroc, diff, CI, n, beats; incremental gain and beats_length."
     S, C = labelled_frames(values, chains, tasks)
     S = S[S.dataset.map(lambda d: tasks.get(d, {}).get("step") != "within_chain")]
     rows = []
@@ -253,8 +410,24 @@ def baseline_comparison(values:pd.DataFrame,  # `compute_signals` output (baseli
                 rows.append(dict(signal=s, dataset=ds, level=level, best_baseline=best,
                                  auroc=auroc_ci(W[s], y, n_boot=0)["value"], baseline_auroc=au[best], diff=r["value"],
                                  ci_low=r["ci_low"], ci_high=r["ci_high"], n=r["n"], beats=bool(r["ci_low"] > 0)))
-    return pd.DataFrame(rows, columns=["signal", "dataset", "level", "best_baseline", "auroc", "baseline_auroc", "diff",
-                                       "ci_low", "ci_high", "n", "beats"])
+    out = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    if not len(out): return out
+    out["beats_length"] = False
+    inc = _incremental(values, chains, tasks, n_boot, seed, 5).set_index(["signal", "dataset", "level"])
+    for (ds, level), g in out.groupby(["dataset", "level"]):
+        ix = pd.MultiIndex.from_arrays([g.signal, g.dataset, g.level])
+        r = inc.reindex(ix)
+        p = r.gain_p.to_numpy(float)
+        lv = holm_sidak_levels(p, alpha / 2)
+        lo = np.array([bootstrap_lower_bound(b, a) if isinstance(b, np.ndarray) else np.nan for b, a in zip(r.boot, lv)])
+        out.loc[g.index, "incremental_gain"] = r.incremental_gain.to_numpy(float)
+        out.loc[g.index, "gain_p"] = p
+        out.loc[g.index, "gain_p_adj"] = holm_sidak(p, alpha / 2)
+        out.loc[g.index, "gain_ci_low_adj"] = lo
+        out.loc[g.index, "signal_coef"] = r.signal_coef.to_numpy(float)
+        out.loc[g.index, "beats_length"] = (lo > 0) & (r.signal_coef.to_numpy(float) > 0)
+    out["beats_length"] = out.beats_length.astype(bool)
+    return out
 
 def validity_notes(comparison:pd.DataFrame,  # `baseline_comparison` output
                    perturbation:pd.DataFrame|None=None,  # `perturbation_sensitivity` output
@@ -266,10 +439,14 @@ def validity_notes(comparison:pd.DataFrame,  # `baseline_comparison` output
         b = g.best_baseline.iloc[0]; ba = g.baseline_auroc.iloc[0]
         if not np.isfinite(ba):
             notes.append(f"{ds}, {level} level: no AUROC (only one class of items)."); continue
+        inc = g[g.beats_length].sort_values("incremental_gain", ascending=False) if "beats_length" in g else g.iloc[:0]
         notes.append(f"{ds}, {level} level: best baseline {b} (AUROC {ba:.3f}); "
                      + (f"beaten (paired CI above 0) by {', '.join(f'{r.signal} ({r.auroc:.3f})' for r in win.itertuples())}"
                         if len(win) else "no signal beats it")
-                     + f"; not beaten by {len(g) - len(win)} of {len(g)} signals.")
+                     + f"; not beaten by {len(g) - len(win)} of {len(g)} signals"
+                     + ("; adds to length and position together (Holm–Šidák over the dataset's signals): "
+                        + ", ".join(f"{r.signal} (+{r.incremental_gain:.3f})" for r in inc.itertuples())
+                        if len(inc) else "; none adds to length and position together (Holm–Šidák)") + ".")
     if perturbation is not None and len(perturbation):
         for (ds,), g in perturbation.groupby(["dataset"]):
             per = g.groupby("signal").agg(k=("agrees", "sum"), n=("agrees", "size"),
@@ -277,6 +454,16 @@ def validity_notes(comparison:pd.DataFrame,  # `baseline_comparison` output
             per = per.sort_values("k", ascending=False)
             notes.append(f"perturbations of {ds} (operators each signal moved the right way, CI excluding 0): "
                          + "; ".join(f"{s} {int(r.k)}/{int(r.n)}" + (f" ({r.ops})" if r.k else "") for s, r in per.iterrows()) + ".")
+            if "agrees_beyond_length" in g:
+                lg = g[g.operator.isin(["delete_step", "duplicate_step"]) & g.agrees]
+                na = lg[lg.change_beyond_length.isna()]
+                kept = lg[lg.agrees_beyond_length.astype(bool)]
+                if len(lg):
+                    notes.append(f"perturbations of {ds} that change the number of steps: of {len(lg)} (signal, operator) "
+                                 f"agreements, {len(kept)} remain beyond the change in length"
+                                 + (f" ({', '.join(f'{r.signal}/{r.operator}' for r in kept.itertuples())})" if len(kept) else "")
+                                 + (f"; {len(na)} cannot be judged (the originals do not vary in size)" if len(na) else "")
+                                 + ".")
     return notes
 
 # %% ../../nbs/74_validity.ipynb #a55ea734

@@ -1,0 +1,70 @@
+"""The committed full-profile metric-validity report, recomputed independently from the data (issue 27).
+
+The length and position baselines need no model, so their rows can be recomputed from ProcessBench itself with another
+implementation (scikit-learn's `roc_auc_score`, ProcessBench's own step lists): the report's rows must equal them to
+1e-6, cover all 3,400 solutions, and carry the incremental-validity and power columns; `baseline_comparison.csv` must
+say `beats_length` for every signal row.
+"""
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import roc_auc_score
+
+ROOT = Path(__file__).resolve().parents[1]
+FULL = ROOT / "reports" / "full" / "metric_validity"
+pytestmark = pytest.mark.skipif(not (FULL / "run.json").is_file(), reason="no full-profile report committed yet")
+
+
+def _processbench():
+    "Every ProcessBench solution from the data files, as (subset, steps, label) with label -1 for a correct one."
+    from reasoning_integrity.data import data_path
+    rows = []
+    for sub in ("gsm8k", "math", "olympiadbench", "omnimath"):
+        for d in json.loads(data_path(f"processbench/dataset/{sub}.json").read_text()):
+            rows.append((sub, d["steps"], int(d["label"])))
+    return rows
+
+
+def _step_frame(rows):
+    "Per labelled step (first-error rule): length (characters), position i/n, label, subset, solution index."
+    out = []
+    for k, (sub, steps, lab) in enumerate(rows):
+        n = len(steps)
+        for i, s in enumerate(steps):
+            if lab != -1 and i > lab: break          # steps after the first error are left out
+            out.append((k, sub, len(s), i / n, int(i == lab)))
+    return pd.DataFrame(out, columns=["solution", "subset", "length", "position", "y"])
+
+
+def test_full_report_covers_all_processbench_and_its_baselines_recompute():
+    run = json.loads((FULL / "run.json").read_text())
+    assert run["status"] == "ok" and run["parameters"]["profile"] == "full"
+    rows = _processbench()
+    assert len(rows) == 3400
+    S = _step_frame(rows)
+    val = pd.read_csv(FULL / "tables" / "signal_validity.csv")
+    pb = val[(val.dataset == "processbench") & (val.metric == "auroc")].set_index(["signal", "level"])
+    # step level: oriented values (longer = more suspicious, later = more suspicious)
+    for sig, x in (("length", S.length), ("position", S.position)):
+        r = pb.loc[(sig, "step")]
+        assert r.n == len(S) == 16550 and r.n_pos == S.y.sum()
+        assert abs(r.value - roc_auc_score(S.y, x)) < 1e-6, (sig, r.value)
+    # chain level: the chain value is the max over all of a solution's steps; label: has an error
+    lab = np.array([lab != -1 for _, _, lab in rows])
+    L = np.array([max(len(s) for s in steps) for _, steps, _ in rows])
+    Q = np.array([(len(steps) - 1) / len(steps) for _, steps, _ in rows])
+    for sig, x in (("length", L), ("position", Q)):
+        r = pb.loc[(sig, "chain")]
+        assert r.n == 3400
+        assert abs(r.value - roc_auc_score(lab, x)) < 1e-6, (sig, r.value)
+    for col in ("power_mdd", "base_auroc", "incremental_gain", "gain_ci_low", "gain_ci_high", "within_length_auroc"):
+        assert col in val.columns and pb[col].notna().any(), col
+
+
+def test_baseline_comparison_says_beats_length():
+    cmp_ = pd.read_csv(FULL / "tables" / "baseline_comparison.csv")
+    assert "beats_length" in cmp_.columns and cmp_.beats_length.notna().all()
+    assert set(cmp_.beats_length.unique()) <= {True, False}
