@@ -14,7 +14,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: nli install test test-nbs test-py reproduce export clean-nbs bench bench-cold lab docs docs-test docs-sync docs-install outputs
+.PHONY: nli install test test-nbs test-py reproduce export clean-nbs bench bench-cold bench-full lab docs docs-test docs-sync docs-install outputs
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -59,7 +59,11 @@ export: install
 	$(VENV)/bin/nbdev_export && $(VENV)/bin/nbdev_clean
 
 bench: install
-	for b in benchmarks/*.py; do [ "$$b" = benchmarks/cold_start.py ] || $(PY) $$b || exit 1; done
+	for b in benchmarks/*.py; do case "$$b" in benchmarks/cold_start.py|benchmarks/metric_validity_full.py) ;; *) $(PY) $$b || exit 1;; esac; done
+
+# The full metric-validity profile cold then warm on its own empty model cache (about an hour): not part of `make bench`.
+bench-full: nli
+	$(PY) benchmarks/metric_validity_full.py
 
 # A fresh clone, install, NLI build and every experiment cold then warm (30-40 min): not part of `make bench`.
 bench-cold:

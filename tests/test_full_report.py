@@ -68,3 +68,38 @@ def test_baseline_comparison_says_beats_length():
     cmp_ = pd.read_csv(FULL / "tables" / "baseline_comparison.csv")
     assert "beats_length" in cmp_.columns and cmp_.beats_length.notna().all()
     assert set(cmp_.beats_length.unique()) <= {True, False}
+
+
+def test_verifier_table_counts_and_wilson_intervals():
+    "verifier_precision_recall: counts add up over subsets, the steps are the first-error rule's, intervals are Wilson's."
+    from scipy.stats import norm
+    from statsmodels.stats.proportion import proportion_confint
+    ALPHA = 2 * norm.sf(1.96)                    # `metrics.verify.wilson` uses z = 1.96 (not 1.95996...)
+    T = pd.read_csv(FULL / "tables" / "verifier_precision_recall.csv").set_index("subset")
+    subs = ["gsm8k", "math", "olympiadbench", "omnimath"]
+    assert set(subs) | {"all"} == set(T.index)
+    for col in ("solutions", "steps", "positives", "flagged", "tp", "checkable"):
+        assert T.loc[subs, col].sum() == T.loc["all", col], col
+    assert T.loc["all", "solutions"] == 3400 and T.loc["all", "steps"] == 16550
+    rows = _processbench()
+    assert T.loc["all", "positives"] == sum(lab != -1 for _, _, lab in rows)
+    for k, r in T.iterrows():
+        if r.flagged:
+            lo, hi = proportion_confint(r.tp, r.flagged, alpha=ALPHA, method="wilson")
+            assert abs(r.precision - r.tp / r.flagged) < 1e-9 and abs(r.precision_lo - lo) < 1e-6 and abs(r.precision_hi - hi) < 1e-6, k
+        lo, hi = proportion_confint(r.tp, r.positives, alpha=ALPHA, method="wilson")
+        assert abs(r.recall - r.tp / r.positives) < 1e-9 and abs(r.recall_lo - lo) < 1e-6 and abs(r.recall_hi - hi) < 1e-6, k
+
+
+def test_combined_is_out_of_fold_and_its_control_is_at_chance():
+    "The combined signal's ProcessBench step AUROC is its control's real-label AUROC; permuted labels sit near 0.5."
+    ctl = pd.read_csv(FULL / "tables" / "combined_permuted_control.csv").set_index("dataset")
+    val = pd.read_csv(FULL / "tables" / "signal_validity.csv")
+    r = val[(val.signal == "combined") & (val.dataset == "processbench") & (val.level == "step") & (val.metric == "auroc")].iloc[0]
+    c = ctl.loc["processbench"]
+    assert c.n_steps == r.n == 16550
+    assert abs(c.auroc - r.value) < 1e-6
+    assert abs(c.perm_mean - 0.5) < 0.03 and c.perm_high < c.auroc
+    coef = pd.read_csv(FULL / "tables" / "combined_model.csv")
+    pb = coef[coef.dataset == "processbench"]
+    assert {"length", "position", "(intercept)"} <= set(pb.feature) and pb.training.str.startswith("learned:").all()

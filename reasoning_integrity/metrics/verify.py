@@ -1104,9 +1104,10 @@ def first_error_prf(flags:Sequence[Sequence],  # per solution: per step, truthy 
 def verifier_prf(chains_steps:Sequence[Sequence[str]],  # per solution: its steps
                  first_errors:Sequence[int],  # per solution: the first wrong step, −1 when none
                  groups:Sequence[str]|None=None,  # per solution: its subset
+                 checks:Sequence|None=None,  # per solution: its `check_chain` result, when already computed (signals memo)
                 )->pd.DataFrame:
     "`first_error_prf` of the verifier's flags (a false statement in the step), with its coverage and unparsed counts."
-    checks = [check_chain(s) for s in chains_steps]
+    checks = [check_chain(s) for s in chains_steps] if checks is None else list(checks)
     T = first_error_prf([[c.n_false > 0 for c in cs] for cs in checks], first_errors, groups,
                         [[c.n_checkable > 0 for c in cs] for cs in checks])
     un = {}

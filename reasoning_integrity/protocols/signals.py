@@ -396,6 +396,6 @@ def signal_table()->pd.DataFrame:
                               models=", ".join(s.models), reduce=s.reduce if s.level == "step" else "",
                               family=s.family, description=s.description) for s in SIGNALS.values()])
 
-# %% ../../nbs/73_signals.ipynb #20fb56f3
+# %% ../../nbs/73_signals.ipynb #7ccd58e1
 from . import content_signals, model_signals, combined  # noqa: E402,F401 (they register)
 

@@ -359,6 +359,36 @@ def perturbation_sensitivity(chains:Sequence[Chain],  # sound chains to break (f
 # %% ../../nbs/74_validity.ipynb #0df9832f
 AGREEMENT_COLUMNS = ["signal_a", "signal_b", "dataset", "spearman", "ci_low", "ci_high", "n"]
 
+class _ResampleRanks:
+    """`spearman_ci` for pairs of columns defined on every row of W, with each column's resample ranks computed once.
+
+    `spearman_ci` ranks each column of each resample on its own, and on the same n every pair draws the same resamples
+    (seed 0), so a column's centred resample ranks serve all its pairs: the same arithmetic, the same numbers."""
+    def __init__(self, W:pd.DataFrame, n_boot:int, seed:int=0):
+        self.W, self.n_boot, self._r = W, n_boot, {}
+        self.full = {c for c in W.columns if np.isfinite(W[c].to_numpy(float)).all()}
+        self.idx = np.random.default_rng(seed).integers(0, len(W), size=(n_boot, len(W))) if len(W) >= 3 else None
+    def _ranks(self, c):
+        if c not in self._r:
+            from scipy.stats import rankdata
+            r = rankdata(self.W[c].to_numpy(float)[self.idx], axis=-1)
+            r = r - r.mean(-1, keepdims=True)
+            self._r[c] = (r, (r ** 2).sum(-1))
+        return self._r[c]
+    def spearman(self, a, b)->dict|None:
+        "`spearman_ci(W[a], W[b], n_boot)` when both columns are defined on every row, else None."
+        if a not in self.full or b not in self.full: return None
+        x, y = self.W[a].to_numpy(float), self.W[b].to_numpy(float)
+        if self.idx is None or np.ptp(x) == 0 or np.ptp(y) == 0: return dict(value=np.nan, ci_low=np.nan, ci_high=np.nan, n=len(x))
+        (ra, sa), (rb, sb) = self._ranks(a), self._ranks(b)
+        num, den = (ra * rb).sum(-1), np.sqrt(sa * sb)
+        with np.errstate(invalid="ignore", divide="ignore"): vals = np.where(den > 0, num / den, np.nan)
+        vals = vals[np.isfinite(vals)]
+        a = (1 - 0.95) / 2                                  # bootstrap_ci's percentile interval at level 0.95
+        lo, hi = (float(np.quantile(vals, a)), float(np.quantile(vals, 1 - a))) if len(vals) else (np.nan, np.nan)
+        from scipy.stats import spearmanr
+        return dict(value=float(spearmanr(x, y).statistic), ci_low=lo, ci_high=hi, n=len(x))
+
 def signal_agreement(values:pd.DataFrame,  # `compute_signals` output
                      n_boot:int=2000,  # bootstrap resamples
                      min_n:int=10,  # fewer common chains than this: no row
@@ -370,10 +400,14 @@ def signal_agreement(values:pd.DataFrame,  # `compute_signals` output
     rows = []
     for ds, g in v.groupby("dataset", sort=True):
         W = g.pivot_table(index="chain_id", columns="signal", values="x", aggfunc="first")
+        ranks = _ResampleRanks(W, n_boot)
         for a, b in itertools.combinations(sorted(W.columns), 2):
-            m = W[[a, b]].dropna()
-            if len(m) < min_n: continue
-            r = spearman_ci(m[a], m[b], n_boot)
+            r = ranks.spearman(a, b)
+            if r is None:                                   # a pair on fewer than all the dataset's chains
+                m = W[[a, b]].dropna()
+                if len(m) < min_n: continue
+                r = spearman_ci(m[a], m[b], n_boot)
+            elif r["n"] < min_n: continue
             rows.append(dict(signal_a=a, signal_b=b, dataset=ds, spearman=r["value"], ci_low=r["ci_low"],
                              ci_high=r["ci_high"], n=r["n"]))
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
