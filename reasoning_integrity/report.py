@@ -175,8 +175,8 @@ def _plain(v):
     if isinstance(v, (bool, np.bool_)): return bool(v)
     if isinstance(v, (int, np.integer)): return int(v)
     if isinstance(v, (float, np.floating)):
-        v = float(v)
-        return None if not math.isfinite(v) else float(f"{v:.{CSV_DIGITS}g}")
+        r = float(f"{float(v):.{CSV_DIGITS}g}")          # rounding can overflow (1.7976931345e308 -> inf): None too
+        return r if math.isfinite(r) else None
     if v is None or isinstance(v, str): return v
     if getattr(v, "__module__", "").startswith("pandas") and pd.isna(v): return None
     return str(v)

@@ -195,9 +195,14 @@ def test_profile_and_report_dir_are_not_silently_ignored(repo):
 
 
 def test_every_committed_report_is_a_complete_run():
-    "No stray folder in reports/ (the issue found reports/ok/, a test's output): each one is a complete, ok run."
-    for d in sorted(p for p in (ROOT / "reports").iterdir() if p.is_dir() and not p.name.startswith(".")):
+    "No stray folder in reports/ or reports/full/ (the issue found reports/ok/, a test's output): each one is a complete, ok run."
+    full = ROOT / "reports" / "full"                  # the full profile's reports (issue 27), held to the same rule
+    dirs = [p for base in (ROOT / "reports", full) if base.is_dir() for p in base.iterdir()
+            if p.is_dir() and not p.name.startswith(".") and p != full]
+    assert dirs
+    for d in sorted(dirs):
         rec = json.loads((d / "run.json").read_text())
         assert rec["name"] == d.name and rec["status"] == "ok", d
+        assert rec["parameters"]["profile"] == ("full" if d.parent == full else "quick"), d
         for f in ["manifest.json", rec["executed_notebook"], *rec["tables"], *rec["figures"]]:
             assert (d / f).is_file(), f"{d.name}: {f} missing"

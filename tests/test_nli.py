@@ -36,7 +36,7 @@ def _raw(path, prem, hyp):
 def test_label_order_mapping(tmp_path, id2label, cols):
     path = make_tiny_nli_model(tmp_path / "m", id2label=id2label, seed=1)
     assert label_columns(id2label) == cols
-    got = NLIScorer(path, cache=False).predict(PREM, HYP)
+    got = NLIScorer(path, cache=False, precision="fp32").predict(PREM, HYP)   # exact: compared with fp32 logits
     raw = _raw(path, PREM, HYP)
     np.testing.assert_allclose(got, raw[:, cols], atol=1e-5)
     # each returned column really is the probability the model gives that label
@@ -49,7 +49,7 @@ def test_unnamed_labels_refused_unless_given(tmp_path):
     path = make_tiny_nli_model(tmp_path / "m", id2label={0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
     with pytest.raises(ValueError, match="id2label"):
         NLIScorer(path, cache=False).predict(PREM[:1], HYP[:1])
-    got = NLIScorer(path, cache=False, id2label={0: "contradiction", 1: "entailment", 2: "neutral"}).predict(PREM, HYP)
+    got = NLIScorer(path, cache=False, precision="fp32", id2label={0: "contradiction", 1: "entailment", 2: "neutral"}).predict(PREM, HYP)
     np.testing.assert_allclose(got, _raw(path, PREM, HYP)[:, [1, 2, 0]], atol=1e-5)
 
 

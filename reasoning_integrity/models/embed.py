@@ -117,7 +117,8 @@ class Embedder:
 def _encode_batch(model, texts:list)->np.ndarray:
     "One forward pass over `texts`: unit-norm float32 rows (a bf16 model's vectors cast to float32, then normalised)."
     import torch
-    if next(model.parameters()).dtype == torch.bfloat16:
+    params = getattr(model, "parameters", None)               # a stand-in without torch parameters is fp32
+    if params is not None and next(params()).dtype == torch.bfloat16:
         v = model.encode(list(texts), batch_size=max(len(texts), 1), convert_to_tensor=True, normalize_embeddings=False,
                          show_progress_bar=False).float().cpu().numpy()
         return (v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
