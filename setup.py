@@ -31,10 +31,13 @@ setuptools.setup(
     package_data={"reasoning_integrity": ["assets/*", "assets/**/*"]},
     python_requires=">=" + cfg["min_python"],
     install_requires=_reqs("requirements"),
-    extras_require={"dev": _reqs("dev_requirements"), "docs": _reqs("docs_requirements"), "ray": _reqs("ray_requirements")},
+    extras_require={"dev": _reqs("dev_requirements"), "docs": _reqs("docs_requirements"), "ray": _reqs("ray_requirements"),
+                    "logs": _reqs("logs_requirements")},
     entry_points={
         "console_scripts": cfg["console_scripts"].split(),
         "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],
+        # inspect_ai loads this module to find the package's scorers: `inspect score LOG --scorer reasoning_integrity/integrity`
+        "inspect_ai": [f"{cfg['lib_path']}={cfg['lib_path']}.inspect"],
     },
     zip_safe=False,
 )

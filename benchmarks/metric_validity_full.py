@@ -9,8 +9,9 @@ what the run computed, read from its caches afterwards: NLI pairs scored, texts 
   `BENCH metric_validity_full_cold wall_s=... target=3600` and `BENCH metric_validity_full_warm wall_s=... target=180`.
 - `--sizes 100,300,1000`: the cost table's smaller rows: the same profile with `pb_per_subset` = N/4 ProcessBench
   solutions per subset (everything else as in the full profile), each cold on its own empty cache.
+- `--warm DIR`: only the warm run, on a cache a cold run left (`--keep-cache DIR`).
 
-    .venv/bin/python benchmarks/metric_validity_full.py [--sizes 3400] [--keep-cache DIR]
+    .venv/bin/python benchmarks/metric_validity_full.py [--sizes 3400] [--keep-cache DIR] [--warm DIR]
 
 A machine running anything else distorts the figures: the load average at the start and end of each run is printed.
 """
@@ -65,7 +66,17 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="3400", help="ProcessBench solutions per run, comma-separated (3400: the whole profile)")
     ap.add_argument("--keep-cache", default=None, help="leave the 3400 run's model cache in this folder (for a warm reproduce)")
+    ap.add_argument("--warm", default=None, metavar="DIR",
+                    help="only the warm run, on the model cache a cold run left in DIR (--keep-cache)")
     a = ap.parse_args(argv)
+    if a.warm:
+        out = Path(tempfile.mkdtemp(prefix="ri-mvfull-warm-"))
+        try: warm = run(Path(a.warm), out, None)
+        finally: shutil.rmtree(out, ignore_errors=True)
+        print(json.dumps(dict(solutions=3400, run="warm", **warm)))
+        if warm["nli_pairs"] or warm["texts"] or warm["judge_calls"]: print(f"note: the cache in {a.warm} was not complete")
+        print(f"BENCH metric_validity_full_warm wall_s={warm['wall_s']:.0f} target={WARM} {'ok' if warm['wall_s'] <= WARM else 'short'}")
+        return
     tmp = Path(tempfile.mkdtemp(prefix="ri-mvfull-"))
     rows = []
     try:
@@ -73,6 +84,8 @@ def main(argv=None):
             cache = fresh_cache(Path(a.keep_cache) if a.keep_cache and n == 3400 else tmp / f"cache{n}")
             cold = run(cache, tmp / f"r{n}", None if n >= 3400 else n)
             rows.append(dict(solutions=n, run="cold", **cold)); print(json.dumps(rows[-1]), flush=True)
+            if n < 3400: print(f"BENCH metric_validity_full_cold_{n} wall_s={cold['wall_s']:.0f} target={COLD} "
+                               f"{'ok' if cold['wall_s'] <= COLD else 'short'}")
             if n >= 3400:
                 warm = run(cache, tmp / f"r{n}w", None)
                 rows.append(dict(solutions=n, run="warm", **warm)); print(json.dumps(rows[-1]), flush=True)

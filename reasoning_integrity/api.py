@@ -21,7 +21,7 @@ class ChainScore:
     skipped: dict = field(default_factory=dict)  # signal -> why it did not run
     def __repr__(self):
         with pd.option_context("display.width", 120, "display.max_columns", 12, "display.precision", 3):
-            s = f"{self.steps}\n\n{self.summary[['signal', 'level', 'value', 'higher', 'family']]}"
+            s = f"{self.steps}\n\n{self.summary[['signal', 'level', 'value', 'higher', 'most_suspicious_step', 'family']]}"
         return s + (f"\n\nskipped: {', '.join(sorted(self.skipped))}" if self.skipped else "")
     def _repr_html_(self):
         return self.steps.to_html(index=False) + self.summary.to_html(index=False)
@@ -45,7 +45,7 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
                 signals:Sequence[str]|None=None,  # names from `SIGNALS` (None: every applicable one)
                 nli=None,  # an NLI scorer (`predict(premises, hypotheses)`); None: the project's model if built
                 emb=None,  # an embedder (`emb(texts) -> (n, d)`); None: the packaged MiniLM
-                llm=None,  # an `LLM` for the judge signal; None: the judge is skipped
+                llm=None,  # an `LLM`, or a spec string (`"llamacpp:gemma3-270m"`), for the judge and surprise signals; None: skipped
                 max_pairs:int|None=10_000,  # NLI pairs a pairwise signal may ask for (`Scorers.max_pairs`); over it: skipped, with a warning; None: no cap
                 progress_pairs:int|None=1_000,  # NLI calls of more pairs show a progress bar (None: never)
                )->ChainScore:
@@ -62,6 +62,9 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
     why = {}
     if "emb" in needed and emb is None: emb, why["emb"] = _default("emb")
     if "nli" in needed and nli is None: nli, why["nli"] = _default("nli")
+    if isinstance(llm, str):                        # a spec, as everywhere else: 'llamacpp:gemma3-270m', 'openai:gpt-4o-mini'
+        from reasoning_integrity.models.llm import get_llm
+        llm = get_llm(llm)
     if llm is None: why["llm"] = "no llm= given"
     sc = Scorers(nli=nli, emb=emb, llm=llm, max_pairs=max_pairs, progress_pairs=progress_pairs)
     cols, rows, skipped = {"step": np.arange(len(steps)), "text": steps}, [], {}
@@ -74,15 +77,19 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
         except Exception as e: skipped[n] = f"{type(e).__name__}: {str(e)[:120]}"; continue
         if chain.id in sc.capped.get(n, {}):
             skipped[n] = f"needs {sc.capped[n][chain.id]:,} NLI pairs, over max_pairs={max_pairs:,}"; continue
+        worst = None
         if s.level == "step":
             a = np.asarray(v, float)
             cols[n] = a
             val = float(REDUCERS[s.reduce](a)) if a.size and np.isfinite(a).any() else float("nan")
+            o = s.sign * a                          # oriented: higher = more likely wrong
+            if np.isfinite(o).any(): worst = int(np.nanargmax(o))
         else:
             val = float(v) if v is not None else float("nan")
-        rows.append(dict(signal=n, level=s.level, value=val, higher=s.higher, reduce=s.reduce if s.level == "step" else "",
-                         family=s.family, description=s.description))
-    summary = pd.DataFrame(rows, columns=["signal", "level", "value", "higher", "reduce", "family", "description"])
+        rows.append(dict(signal=n, level=s.level, value=val, higher=s.higher, most_suspicious_step=worst,
+                         reduce=s.reduce if s.level == "step" else "", family=s.family, description=s.description))
+    summary = pd.DataFrame(rows, columns=["signal", "level", "value", "higher", "most_suspicious_step", "reduce", "family", "description"])
+    summary["most_suspicious_step"] = summary.most_suspicious_step.astype("Int64")
     return ChainScore(pd.DataFrame(cols), summary, skipped)
 
 # %% ../nbs/95_api.ipynb #b8055a65

@@ -12,25 +12,16 @@ import pytest
 from reasoning_integrity.core import BELIEF_STATE_SCHEMA, parse_trajectory
 from reasoning_integrity.models.llamacpp import bounded_schema, gemma3_270m_gguf
 from reasoning_integrity.models.llm import Request, get_llm
-from reasoning_integrity.models.openai_backend import free_port, wait_http
+from llama_server import llama_server as start_server
 
 SECRET = "sk-" + secrets.token_hex(16)  # a fresh fake key per run; the tests check it never leaks
 
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory):
-    port, log = free_port(), tmp_path_factory.mktemp("server") / "server.log"
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gemma3_270m_gguf()),
-                             "--host", "127.0.0.1", "--port", str(port), "--chat_format", "gemma", "--n_ctx", "512",
-                             "--api_key", SECRET], stdout=subprocess.DEVNULL, stderr=log.open("wb"))
-    try:
-        try: wait_http(f"http://127.0.0.1:{port}/v1/models", timeout=120, proc=proc, headers={"Authorization": f"Bearer {SECRET}"})
-        except (RuntimeError, TimeoutError) as e: pytest.fail(f"llama_cpp.server did not start: {e}\n{log.read_text()[-3000:]}")
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        proc.terminate()
-        try: proc.wait(15)
-        except subprocess.TimeoutExpired: proc.kill(); proc.wait()
+    with start_server(tmp_path_factory.mktemp("server"), "--n_ctx", "512", "--api_key", SECRET,
+                      headers={"Authorization": f"Bearer {SECRET}"}) as url:
+        yield url
 
 
 @pytest.mark.timeout(300)

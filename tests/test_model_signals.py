@@ -60,10 +60,14 @@ def test_step_support_adds_no_pairs_after_nli_contradiction():
 
 def test_step_support_registry_entry_and_chain_value():
     s = SIGNALS["step_support"]
-    assert (s.level, s.higher, s.reduce, s.needs, s.models) == ("step", "right", "min", ("question",), ("nli",))
+    assert (s.level, s.higher, s.reduce, s.needs, s.models) == ("step", "right", "min", (), ("nli",))
     nli = ScriptedNLI({("Q", "a"): (0.6, 0.3, 0.1), ("a", "b"): (0.2, 0.3, 0.5)})
     V, _ = compute_signals([Chain("c", ["a", "b"], "Q", dataset="t")], ["step_support"], Scorers(nli=nli, nli_window=1))
     assert V.value.tolist() == pytest.approx([0.6, 0.2, 0.2])   # steps, then the chain: its weakest step
+    # without a question, step 0 has no premise (NaN) and the others are scored as before
+    V, _ = compute_signals([Chain("c", ["a", "b"], "", dataset="t")], ["step_support"], Scorers(nli=nli, nli_window=1))
+    v = V.value.to_numpy()
+    assert np.isnan(v[0]) and v[1:].tolist() == pytest.approx([0.2, 0.2])
 
 
 @pytest.mark.timeout(300)

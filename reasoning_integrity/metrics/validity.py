@@ -16,9 +16,9 @@ def _codes(x)->np.ndarray:
     return pd.factorize(np.asarray(x))[0]
 
 # %% auto #0
-__all__ = ['auroc', 'auroc_ci', 'within_auroc', 'first_error_predictions', 'tune_threshold', 'first_error_f1', 'paired_ci',
-           'perturbation_effect', 'spearman_ci', 'auroc_diff_ci', 'grouped_folds', 'normal_scores', 'oof_logistic',
-           'fold_auroc', 'length_deciles', 'incremental_auroc', 'bootstrap_p', 'hanley_mcneil_var',
+__all__ = ['MOVE_RTOL', 'auroc', 'auroc_ci', 'within_auroc', 'first_error_predictions', 'tune_threshold', 'first_error_f1',
+           'paired_ci', 'perturbation_effect', 'spearman_ci', 'auroc_diff_ci', 'grouped_folds', 'normal_scores',
+           'oof_logistic', 'fold_auroc', 'length_deciles', 'incremental_auroc', 'bootstrap_p', 'hanley_mcneil_var',
            'min_detectable_auroc_diff', 'holm_sidak', 'holm_sidak_levels', 'bootstrap_lower_bound', 'split_halves',
            'split_half_f1', 'length_adjusted_change']
 
@@ -53,23 +53,41 @@ def _strata_prep(s, y, h):
                 hs=hs, he=he, ph=ph, pstart=pstart, nh=len(hs))
 
 def _strata_auroc(P, W, rows=None):
-    "Within-strata AUROC for each column of weights W (·, B); item j of the data is row `rows[j]` of W (default j)."
-    W = W[P["o"] if rows is None else rows[P["o"]]]                # (n, B) in (stratum, score) order
-    C = np.zeros((W.shape[0] + 1, W.shape[1]))
-    np.cumsum(W * P["neg"][:, None], axis=0, out=C[1:])           # C[r]: negative weight in the first r sorted items
-    Wp = W[P["pos"]]
-    # a positive beats the negatives of its stratum before its tie block and ties (½) those inside it
-    num = (Wp * (0.5 * (C[P["lo"]] + C[P["hi"]]) - C[P["hsp"]])).sum(0)
-    Ph = np.zeros((P["nh"], W.shape[1]))
-    if len(P["pos"]): Ph[P["ph"]] = np.add.reduceat(Wp, P["pstart"], axis=0)   # positive weight per stratum
-    den = (Ph * (C[P["he"]] - C[P["hs"]])).sum(0)
+    "Within-strata AUROC for each row of weights W (B, ·); item j of the data is column `rows[j]` of W (default j)."
+    # integer multiplicities (a bootstrap's) are summed as int32/int64: the same exact sums as in float64, at half the
+    # memory traffic; any other weights in float64
+    exact = W.dtype.kind in "iu" and W.shape[1] * max(int(W.max(initial=0)), 1) < 2 ** 29
+    W = W[:, P["o"] if rows is None else rows[P["o"]]]             # (B, n) in (stratum, score) order
+    if exact: W = W.astype(np.int32, copy=False)
+    else: W = W.astype(float, copy=False)
+    C = np.zeros((W.shape[0], W.shape[1] + 1), W.dtype)
+    np.cumsum(W * P["neg"].astype(W.dtype), axis=1, out=C[:, 1:])   # C[:, r]: negative weight in the first r sorted items
+    Wp = W[:, P["pos"]]
+    # a positive beats the negatives of its stratum before its tie block and ties (½) those inside it; with integer
+    # weights every term is a multiple of ½ far below 2⁵³, so the sums are exact in any order and in either type
+    if exact: num = 0.5 * (Wp * (C[:, P["lo"]] + C[:, P["hi"]] - 2 * C[:, P["hsp"]])).sum(1, dtype=np.int64)
+    else: num = (Wp * (0.5 * (C[:, P["lo"]] + C[:, P["hi"]]) - C[:, P["hsp"]])).sum(1)
+    Ph = np.zeros((W.shape[0], P["nh"]), np.int64 if exact else float)
+    if len(P["pos"]): Ph[:, P["ph"]] = np.add.reduceat(Wp, P["pstart"], axis=1, dtype=Ph.dtype)   # positive weight per stratum
+    den = (Ph * (C[:, P["he"]] - C[:, P["hs"]]).astype(Ph.dtype)).sum(1)
     with np.errstate(invalid="ignore", divide="ignore"): return np.where(den > 0, num / den, np.nan)
 
 def _group_weights(inv, n_groups, n_boot, rng):
     "Item multiplicities (n_boot, n) of a bootstrap over groups."
     draws = rng.integers(0, n_groups, size=(n_boot, n_groups))
     counts = np.bincount((np.arange(n_boot)[:, None] * n_groups + draws).ravel(), minlength=n_boot * n_groups)
-    return counts.reshape(n_boot, n_groups)[:, inv].astype(float)
+    return counts.reshape(n_boot, n_groups)[:, inv].astype(np.int32)
+
+_CHUNKS: dict = {}  # (groups, resamples, seed, block) -> the blocks of multiplicities (every signal draws the same ones)
+
+def _boot_chunks(G:int, n_boot:int, seed:int, chunk:int)->list[np.ndarray]:
+    "The (≤ chunk, G) multiplicity blocks of `n_boot` bootstrap draws of G groups from `default_rng(seed)`, memoised."
+    key = (G, n_boot, seed, chunk)
+    if key not in _CHUNKS:
+        if len(_CHUNKS) >= 8: _CHUNKS.pop(next(iter(_CHUNKS)))
+        rng = np.random.default_rng(seed)
+        _CHUNKS[key] = [_group_weights(np.arange(G), G, min(chunk, n_boot - b0), rng) for b0 in range(0, n_boot, chunk)]
+    return _CHUNKS[key]
 
 def _boot_aurocs(scores:Sequence[np.ndarray], labels:np.ndarray, groups:Sequence|None, n_boot:int, seed:int,
                  chunk:int=128)->list[np.ndarray]:
@@ -78,9 +96,8 @@ def _boot_aurocs(scores:Sequence[np.ndarray], labels:np.ndarray, groups:Sequence
     inv = np.arange(len(y)) if groups is None else _codes(groups)
     G = int(inv.max()) + 1 if len(inv) else 0
     P = [_strata_prep(np.asarray(s, dtype=float), y, np.zeros(len(y), int)) for s in scores]
-    out, rng = [[] for _ in P], np.random.default_rng(seed)
-    for b0 in range(0, n_boot if G >= 2 else 0, chunk):
-        W = np.ascontiguousarray(_group_weights(np.arange(G), G, min(chunk, n_boot - b0), rng).T)   # (G, B)
+    out = [[] for _ in P]
+    for W in (_boot_chunks(G, n_boot, seed, chunk) if G >= 2 else []):   # (B, G) multiplicities per block
         for o, q in zip(out, P): o.append(_strata_auroc(q, W, inv))
     return [np.concatenate(o) if o else np.zeros(0) for o in out]
 
@@ -188,6 +205,8 @@ def paired_ci(a:Sequence[float],  # per item, e.g. the matched (or perturbed) va
     est, lo, hi = estimate_ci(d, n_boot=n_boot, seed=seed)
     return dict(value=est, ci_low=lo, ci_high=hi, n=int(np.isfinite(d).sum()))
 
+MOVE_RTOL = 1e-12  # `perturbation_effect`: a change smaller than this times the values' scale (at least 1) is rounding, not a move
+
 def perturbation_effect(before:Sequence[float],  # signal value of each original chain
                         after:Sequence[float],  # signal value of its perturbed version
                         expected_sign:int,  # +1 if a valid signal must increase, −1 if it must decrease
@@ -197,11 +216,13 @@ def perturbation_effect(before:Sequence[float],  # signal value of each original
     "mean_change (after − before) with CI, n, expected_sign, agrees (right sign, CI excluding 0), share_moved."
     p = paired_ci(after, before, n_boot, seed)
     ok = bool(np.isfinite(p["ci_low"]) and (p["ci_low"] > 0 if expected_sign > 0 else p["ci_high"] < 0))
-    d = np.asarray(after, dtype=float) - np.asarray(before, dtype=float)
-    d = d[np.isfinite(d)]
+    b, a = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+    m = np.isfinite(a) & np.isfinite(b); d = a[m] - b[m]
+    # a chain moved only by more than rounding: a change within MOVE_RTOL of the values' scale is no change
+    tol = MOVE_RTOL * max(1.0, float(np.abs(b[m]).max(initial=0)), float(np.abs(a[m]).max(initial=0)))
     return dict(mean_change=p["value"], ci_low=p["ci_low"], ci_high=p["ci_high"], n=p["n"],
                 expected_sign=int(np.sign(expected_sign)), agrees=ok,
-                share_moved=float(np.mean(np.sign(d) == np.sign(expected_sign))) if len(d) else np.nan)
+                share_moved=float(np.mean(np.sign(np.where(np.abs(d) > tol, d, 0)) == np.sign(expected_sign))) if len(d) else np.nan)
 
 def _spearman_rows(S:np.ndarray)->np.ndarray:
     "Spearman's ρ of the two columns of each resample in a stack (B, n, 2)."
@@ -316,7 +337,7 @@ def fold_auroc(scores:Sequence[float],  # (n,) finite scores, higher = more like
     s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
     h = np.zeros(len(s), int) if strata is None else _codes(strata)
     if not len(s): return np.nan if weights is None else np.full(len(weights), np.nan)
-    W = np.ones((len(s), 1)) if weights is None else np.atleast_2d(np.asarray(weights, dtype=float)).T
+    W = np.ones((1, len(s))) if weights is None else np.atleast_2d(np.asarray(weights, dtype=float))
     a = _strata_auroc(_strata_prep(s, y, h), W)
     return float(a[0]) if weights is None else a
 
@@ -327,6 +348,17 @@ def length_deciles(length:Sequence[float],  # (n,) lengths
     "Decile (0..q−1) of each item by average rank, so that equal lengths share a bin."
     r = rankdata(np.asarray(length, dtype=float))
     return np.minimum((q * (r - 0.5) / max(len(r), 1)).astype(int), q - 1)
+
+_BASE_BOOT: dict = {}  # digest of a base model's inputs -> its bootstrap AUROCs per chunk (`incremental_auroc`)
+
+def _digest(*parts)->str:
+    "sha256 of arrays (dtype, shape and bytes) and plain values."
+    import hashlib
+    h = hashlib.sha256()
+    for a in parts:
+        if isinstance(a, np.ndarray): h.update(repr((a.dtype.str, a.shape)).encode()); h.update(np.ascontiguousarray(a).tobytes())
+        else: h.update(repr(a).encode())
+    return h.hexdigest()
 
 def incremental_auroc(signal:Sequence[float],  # (n,) signal values (oriented; NaN: item left out of both models)
                       length:Sequence[float],  # (n,) length covariate
@@ -358,13 +390,20 @@ def incremental_auroc(signal:Sequence[float],  # (n,) signal values (oriented; N
     zf, coef = _oof_logit(np.c_[C, normal_scores(s)], y, f, 1.0)
     dec = length_deciles(l)
     P = [_strata_prep(zf, y, f), _strata_prep(zb, y, f), _strata_prep(s, y, dec)]
-    one = np.ones((len(y), 1))
+    one = np.ones((1, len(y)))
     full, base, wl = (float(_strata_auroc(q, one)[0]) for q in P)
-    rng = np.random.default_rng(seed)
     gains, wls = [], []
-    for b0 in range(0, n_boot, chunk):                          # W: multiplicity of each problem; item j is row inv[j]
-        W = np.ascontiguousarray(_group_weights(np.arange(G), G, min(chunk, n_boot - b0), rng).T)   # (G, B)
-        gains.append(_strata_auroc(P[0], W, inv) - _strata_auroc(P[1], W, inv)); wls.append(_strata_auroc(P[2], W, inv))
+    # the base model's replicates depend only on (its logits, labels, folds, groups, resamples): every signal defined on
+    # the same items shares them, so they are computed once (the same draws, the same numbers)
+    bkey = _digest(zb, y, f, inv, (G, n_boot, seed, chunk))
+    bb, new = _BASE_BOOT.get(bkey), []
+    for j, W in enumerate(_boot_chunks(G, n_boot, seed, chunk)):   # W (B, G): multiplicity of each problem; item i is column inv[i]
+        b = _strata_auroc(P[1], W, inv) if bb is None else bb[j]
+        if bb is None: new.append(b)
+        gains.append(_strata_auroc(P[0], W, inv) - b); wls.append(_strata_auroc(P[2], W, inv))
+    if bb is None:
+        if len(_BASE_BOOT) >= 64: _BASE_BOOT.clear()
+        _BASE_BOOT[bkey] = new
     gb = np.concatenate(gains) if gains else np.zeros(0); wb = np.concatenate(wls) if wls else np.zeros(0)
     gb, wb = gb[np.isfinite(gb)], wb[np.isfinite(wb)]
     q = lambda v, a: float(np.quantile(v, a)) if len(v) else np.nan
@@ -462,10 +501,13 @@ def split_halves(problems:Sequence,  # problem of each solution
                 half[u] = count[e] % 2; count[e] += 1
     return half[pr]
 
-def _pb_f1_weighted(match, err, W):
-    "ProcessBench F1 for each row of item weights W (B, n)."
+def _pb_f1_weighted(match, err, W, keep=None):
+    "ProcessBench F1 for each row of item weights W (B, n), over the items `keep` (default: all)."
+    keep = np.ones(len(match), bool) if keep is None else np.asarray(keep, bool)
+    # weighted counts as matrix-vector products: integer weights give exact sums, the same as elementwise
+    cnt = lambda m: W @ (m & keep).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        a1 = (W * (match & err)).sum(1) / (W * err).sum(1); a0 = (W * (match & ~err)).sum(1) / (W * ~err).sum(1)
+        a1 = cnt(match & err) / cnt(err); a0 = cnt(match & ~err) / cnt(~err)
         return np.where(a1 + a0 > 0, 2 * a1 * a0 / (a1 + a0), np.nan)
 
 def split_half_f1(values:Sequence[Sequence[float]],  # per solution: step values (oriented: higher = more likely wrong)
@@ -496,7 +538,7 @@ def split_half_f1(values:Sequence[Sequence[float]],  # per solution: step values
     for s in subs:                                                 # resample solutions within each subset
         idx = np.flatnonzero(sub == s)
         W[:, idx] = _group_weights(np.arange(len(idx)), len(idx), n_boot, rng)
-    per = np.stack([_pb_f1_weighted(match, err, W * (sub == s)) for s in subs], 1)   # (B, subsets)
+    per = np.stack([_pb_f1_weighted(match, err, W, sub == s) for s in subs], 1)   # (B, subsets)
     avg = per.mean(1); avg = avg[np.isfinite(avg)]
     out["average"] = dict(value=float(np.mean([out[s]["value"] for s in subs])),
                           ci_low=float(np.quantile(avg, .025)) if len(avg) else np.nan,

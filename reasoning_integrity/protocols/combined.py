@@ -16,7 +16,7 @@ from .signals import signal, SIGNALS, Scorers, PairCapWarning
 # %% auto #0
 __all__ = ['EXCLUDE', 'COMBINED_K', 'COMBINED_SEED', 'COMBINED_C', 'combined_features', 'step_features', 'rank_normal',
            'CombinedModel', 'fit_combined', 'combined_predictions', 'combined_models', 'combined_model_table',
-           'permuted_control']
+           'permuted_aurocs', 'permuted_control']
 
 # %% ../../nbs/78_combined.ipynb #2c52f492
 EXCLUDE = ("random", "constant", "length", "position")  # no content (random, constant) or added by name (length, position)
@@ -110,8 +110,18 @@ class CombinedModel:
                 problem:str|None=None,  # its problem: the fold model that never saw it, if it is in the training data
                )->np.ndarray:
         "P(wrong) of each step: the fold model of `problem` when it was trained on, else the model on all the data."
-        m = self.fold_models.get(self.fold_of.get(problem), self.full) if problem is not None else self.full
-        return 1 / (1 + np.exp(-_logit(m, self.design(F))))
+        return self.predict_rows(F, [problem] * len(F))
+
+    def predict_rows(self, F:np.ndarray,  # raw features of steps (of any chains)
+                     problems:Sequence,  # the problem of each row (None: the model on all the data)
+                    )->np.ndarray:
+        "`predict` of many steps at once: each row by the fold model that never saw its problem, else the full model."
+        X, z = self.design(F), np.full(len(F), np.nan)
+        fold = np.array([self.fold_of.get(p, -1) if p is not None else -1 for p in problems], dtype=int)
+        for f in np.unique(fold):
+            r = fold == f
+            z[r] = _logit(self.fold_models.get(int(f), self.full) if f >= 0 else self.full, X[r])
+        with np.errstate(over="ignore"): return 1 / (1 + np.exp(-z))   # exp overflow: P = 0
 
     def describe(self)->str:
         "What it is and what it was trained on, for a table."
@@ -161,7 +171,7 @@ def fit_combined(chains:Sequence[Chain],  # training chains of one dataset (with
         r = fold_row == f
         if r.any(): z[r] = _logit(mod, X[r])
     z[lab] = _oof_logit(Xl, yl, folds, C)[0]                           # the labelled steps: the tables' estimator
-    p = 1 / (1 + np.exp(-z))
+    with np.errstate(over="ignore"): p = 1 / (1 + np.exp(-z))        # exp overflow: P = 0
     for i, c in enumerate(chains): m.oof[c.id] = p[row == i]
     m.n_steps, m.n_pos, m.n_problems, m.k = int(lab.sum()), int(yl.sum()), len(set(gl)), int(len(np.unique(folds)))
     m.oof_auroc = auroc(p[lab], yl)
@@ -216,13 +226,16 @@ def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
                 sc.memo[("combined", ds)].fingerprint = fp
         m = sc.memo.get(("combined", ds))
         if m is None: continue
+        new = []
         for c in cs:
             if c.id in m.oof and len(m.oof[c.id]) == c.n_steps and c.meta.get("perturbation") is None: out[c.id] = m.oof[c.id]
-            else:
-                cols_now = {n: j for j, n in enumerate(cols)}
-                raw = np.column_stack([F[c.id][:, cols_now[n]] if n in cols_now else np.full(c.n_steps, np.nan)
-                                       for n in m.features[:len(m.ref)]])
-                out[c.id] = m.predict(raw, problem_of(c))
+            else: new.append(c)
+        if new:                                                        # the others: one design matrix, each row its problem's model
+            cols_now = {n: j for j, n in enumerate(cols)}
+            raw = np.vstack([np.column_stack([F[c.id][:, cols_now[n]] if n in cols_now else np.full(c.n_steps, np.nan)
+                                              for n in m.features[:len(m.ref)]]) for c in new])
+            p = m.predict_rows(raw, np.concatenate([[problem_of(c)] * c.n_steps for c in new]))
+            for c, part in zip(new, np.split(p, np.cumsum([c.n_steps for c in new])[:-1])): out[c.id] = part
     return [out[c.id] for c in chains]
 
 @signal("combined", "step", family="learned",
@@ -251,6 +264,28 @@ def combined_model_table(sc:Scorers)->pd.DataFrame:
     return pd.DataFrame(rows, columns=["dataset", "feature", "coef", "coef_fold_mean", "coef_fold_sd", "oof_auroc", "n_steps",
                                        "n_pos", "n_chains", "n_problems", "k", "training"])
 
+def permuted_aurocs(m:CombinedModel,  # the model fitted with the real labels
+                    chains:Sequence[Chain],  # its training chains
+                    F:dict[str, np.ndarray],  # chain id -> raw step features, as it was fitted on
+                    labels:dict[str, np.ndarray],  # chain id -> step labels, as it was fitted on
+                    features:Sequence[str],  # names of the raw feature columns, as it was fitted on
+                    seeds:Sequence[int],  # one permutation per seed
+                    C:float=COMBINED_C,  # inverse L2 penalty
+                   )->np.ndarray:
+    "`fit_combined(..., permute=s, fold_of=m.fold_of).oof_auroc` per seed s: the same folds and design, only the out-of-fold fits."
+    from reasoning_integrity.protocols.validity import problem_of
+    keep = [list(features).index(n) for n in m.features[:len(m.ref)]]
+    X = m.design(np.vstack([F[c.id] for c in chains])[:, keep])
+    y = np.concatenate([labels[c.id] for c in chains]); lab = np.isfinite(y)
+    prob = np.concatenate([[problem_of(c)] * c.n_steps for c in chains])
+    Xl, yl, folds = X[lab], y[lab], np.array([m.fold_of[g] for g in prob[lab]])
+    out = []
+    for s in seeds:
+        yp = np.random.default_rng(s).permutation(yl)
+        z = _oof_logit(Xl, yp, folds, C)[0]
+        with np.errstate(over="ignore"): out.append(auroc(1 / (1 + np.exp(-z)), yp))
+    return np.array(out, dtype=float)
+
 def permuted_control(chains:Sequence[Chain],  # labelled chains of any datasets
                      sc:Scorers,  # models of the feature signals
                      n_perm:int=20,  # label permutations
@@ -272,8 +307,7 @@ def permuted_control(chains:Sequence[Chain],  # labelled chains of any datasets
         F = step_features(train, sc, names)
         cols = ["length", "position", *names]
         real = fit_combined(train, F, L, cols, tasks[ds]["step"], k, seed, C)
-        perm = np.array([fit_combined(train, F, L, cols, tasks[ds]["step"], k, seed, C, permute=seed + 1 + i).oof_auroc
-                         for i in range(n_perm)])
+        perm = permuted_aurocs(real, train, F, L, cols, [seed + 1 + i for i in range(n_perm)], C)
         rows.append(dict(dataset=ds, auroc=real.oof_auroc, perm_mean=float(perm.mean()), perm_sd=float(perm.std(ddof=1)) if n_perm > 1 else np.nan,
                          perm_low=float(np.quantile(perm, .025)), perm_high=float(np.quantile(perm, .975)), n_perm=n_perm,
                          n_steps=real.n_steps, n_pos=real.n_pos, n_problems=real.n_problems, features=", ".join(real.features)))

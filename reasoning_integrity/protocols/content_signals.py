@@ -6,7 +6,7 @@
 from __future__ import annotations
 import numpy as np
 from .signals import signal
-from ..metrics.verify import check_chain, number_support, answer_consistency
+from ..metrics.verify import check_step, number_support, answer_consistency
 
 # %% auto #0
 __all__ = ['chain_checks', 'chain_support']
@@ -19,8 +19,13 @@ def _per_chain(sc, what:str, key, make):
     return memo[key]
 
 def chain_checks(chains, sc)->list:
-    "`check_chain` of each chain's steps (memoised per chain)."
-    return [_per_chain(sc, "checks", (c.id, tuple(c.steps)), lambda c=c: check_chain(c.steps)) for c in chains]
+    "`check_step` of each chain's steps, memoised per step text (a perturbed copy re-checks only the steps it changed)."
+    memo = sc.memo.setdefault(("content", "step_checks"), {})
+    def one(t):
+        k = t if isinstance(t, str) else repr(t)
+        if k not in memo: memo[k] = check_step(t)
+        return memo[k]
+    return [[one(t) for t in c.steps] for c in chains]
 
 def chain_support(chains, sc)->list:
     "`number_support` of each chain (memoised per chain)."

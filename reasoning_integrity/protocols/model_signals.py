@@ -20,7 +20,7 @@ def _support_scorer(sc:Scorers)->NLIContradictionScorer:
     "The pair builder of `nli_contradiction`, with the same NLI model, window and character cut."
     return NLIContradictionScorer(_ProgressNLI(sc.nli, sc), window=sc.nli_window, max_chars=sc.max_chars)
 
-def step_support(chains:Sequence[Chain],  # chains with a question
+def step_support(chains:Sequence[Chain],  # chains (a question gives step 0 its premise; without one step 0 is NaN)
                  sc:Scorers,  # `nli` is called; `nli_window`, `max_chars`, `max_pairs` as for `nli_contradiction`
                 )->list[np.ndarray]:
     "Per chain, max P(entailment) of each step by its premises (the question for step 0, the `nli_window` steps before otherwise)."
@@ -43,8 +43,8 @@ def step_support(chains:Sequence[Chain],  # chains with a question
         out.append(v)
     return out
 
-@signal("step_support", "step", higher="right", needs=("question",), models=("nli",), reduce="min", family="long_cot",
-        description="max P(entailment) of a step by the steps before it (step 0: the question): nli_contradiction's pairs")
+@signal("step_support", "step", higher="right", models=("nli",), reduce="min", family="long_cot",
+        description="max P(entailment) of a step by the steps before it (step 0: the question; NaN without one): nli_contradiction's pairs")
 def _step_support(chains, sc): return step_support(chains, sc)
 
 # %% ../../nbs/77_model_signals.ipynb #11b7918d

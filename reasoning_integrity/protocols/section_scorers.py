@@ -185,7 +185,7 @@ class NLIContradictionScorer(SectionScorer):
         "Premises, hypotheses and the section index each pair belongs to."
         P, H, I = [], [], []
         for i, s in enumerate(sections):
-            prem = [question] if i == 0 else sections[max(0, i - self.window):i]
+            prem = ([question] if question else []) if i == 0 else sections[max(0, i - self.window):i]   # no question: step 0 has no premise
             for p in prem: P.append(_clip(p, self.max_chars)); H.append(_clip(s, self.max_chars)); I.append(i)
         return P, H, I
     def score(self, question:str,  # the problem

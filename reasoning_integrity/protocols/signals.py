@@ -14,7 +14,8 @@ from ..metrics.alignment import normalise_step, alignment_score, align_chain, EN
 
 # %% auto #0
 __all__ = ['SIGNALS', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS', 'ALIGNMENT_SIGNALS', 'Signal', 'signal', 'PairCapWarning',
-           'Scorers', 'spread', 'stratified', 'limit_for', 'compute_signals', 'orient', 'signal_table']
+           'Scorers', 'spread', 'stratified', 'limit_for', 'compute_signals', 'orient', 'signal_table',
+           'values_by_chain']
 
 # %% ../../nbs/73_signals.ipynb #e3ec8ce8
 @dataclass(frozen=True)
@@ -186,14 +187,20 @@ class _ProgressNLI:
     def predict(self, premises, hypotheses): return self.nli.predict(premises, hypotheses, **_bar(self.sc, len(premises)))
     def describe(self): return self.nli.describe() if hasattr(self.nli, "describe") else {"nli": repr(self.nli)}
 
-@signal("nli_contradiction", "step", needs=("question",), models=("nli",), family="long_cot",
-        description="max P(contradiction) of a step against the steps before it (step 0: the question)")
+@signal("nli_contradiction", "step", models=("nli",), family="long_cot",
+        description="max P(contradiction) of a step against the steps before it (step 0: the question; NaN without one)")
 def _nli_contradiction(chains, sc):
     s = NLIContradictionScorer(_ProgressNLI(sc.nli, sc), window=sc.nli_window, max_chars=sc.max_chars)
     counts = [len(s.pairs(c.question, c.steps)[0]) for c in chains]
     ok = sc.within_cap("nli_contradiction", chains, counts)
     sc.note_capped("nli_contradiction", chains, counts, ok)
-    return [1 - s.score(c.question, c.steps) if k else np.full(c.n_steps, np.nan) for c, k in zip(chains, ok)]
+    out = []
+    for c, k, n in zip(chains, ok, counts):
+        v = np.full(c.n_steps, np.nan)
+        if k and n: v = 1 - s.score(c.question, c.steps)
+        if not c.question and c.n_steps: v[0] = np.nan          # step 0 has nothing before it to contradict
+        out.append(v)
+    return out
 
 @signal("llm_judge", "step", needs=("question",), models=("llm",), family="long_cot",
         description="1 − P(yes) of the LLM judge for each step")
@@ -395,6 +402,20 @@ def signal_table()->pd.DataFrame:
     return pd.DataFrame([dict(signal=s.name, level=s.level, higher=s.higher, needs=", ".join(s.needs),
                               models=", ".join(s.models), reduce=s.reduce if s.level == "step" else "",
                               family=s.family, description=s.description) for s in SIGNALS.values()])
+
+# %% ../../nbs/73_signals.ipynb #8b6bf1ce
+def values_by_chain(values:pd.DataFrame,  # `compute_signals` output
+                   )->dict[str, tuple[dict, dict]]:
+    "chain id -> ({signal: step values in step order}, {signal: chain value}); a repeated chain value: the first."
+    out = {}
+    st = values[values.level == "step"].sort_values(["chain_id", "signal", "step"], kind="stable")
+    cid, sig, v = st.chain_id.to_numpy(), st.signal.to_numpy(), st.value.to_numpy(float)
+    cut = np.flatnonzero((cid[1:] != cid[:-1]) | (sig[1:] != sig[:-1])) + 1
+    for a, b in zip(np.r_[0, cut], np.r_[cut, len(v)]) if len(v) else ():
+        out.setdefault(cid[a], ({}, {}))[0][sig[a]] = v[a:b].tolist()
+    ch = values[values.level == "chain"].drop_duplicates(["chain_id", "signal"])
+    for c, s, x in zip(ch.chain_id, ch.signal, ch.value.to_numpy(float)): out.setdefault(c, ({}, {}))[1][s] = float(x)
+    return out
 
 # %% ../../nbs/73_signals.ipynb #7ccd58e1
 from . import content_signals, model_signals, combined  # noqa: E402,F401 (they register)

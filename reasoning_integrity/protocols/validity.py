@@ -332,7 +332,8 @@ def perturbation_sensitivity(chains:Sequence[Chain],  # sound chains to break (f
         sub = [c for c in chains if c.id in keep] + [p for o, p in pairs if o.id in keep]
         Vs.append(compute_signals(sub, ns, scorers)[0])
     V = pd.concat(Vs, ignore_index=True)
-    val = V[V.level == "chain"].set_index(["signal", "chain_id"]).value
+    ch = V[V.level == "chain"].drop_duplicates(["signal", "chain_id"])
+    val = dict(zip(zip(ch.signal, ch.chain_id), ch.value.to_numpy(float)))   # (signal, chain id) -> chain value
     rows = []
     for n in names:
         for op in ops or list(CHAIN_OPERATORS):
@@ -370,9 +371,14 @@ class _ResampleRanks:
         self.idx = np.random.default_rng(seed).integers(0, len(W), size=(n_boot, len(W))) if len(W) >= 3 else None
     def _ranks(self, c):
         if c not in self._r:
-            from scipy.stats import rankdata
-            r = rankdata(self.W[c].to_numpy(float)[self.idx], axis=-1)
-            r = r - r.mean(-1, keepdims=True)
+            # `rankdata(x[idx], axis=-1)` without sorting each resample: a value's average rank in a resample is the count
+            # of drawn values below it plus (its own count + 1) / 2 (exact half-integers, so the same numbers)
+            _, code = np.unique(self.W[c].to_numpy(float), return_inverse=True)
+            K, (B, n) = int(code.max()) + 1, self.idx.shape
+            flat = code.ravel()[self.idx] + np.arange(B)[:, None] * K        # (resample, value code) as one index
+            cnt = np.bincount(flat.ravel(), minlength=B * K)
+            below = (np.cumsum(cnt.reshape(B, K), axis=1) - cnt.reshape(B, K)).ravel()
+            r = (2 * below[flat] + cnt[flat] + 1 - (n + 1)) * 0.5             # centred average rank, exact: mean (n+1)/2
             self._r[c] = (r, (r ** 2).sum(-1))
         return self._r[c]
     def spearman(self, a, b)->dict|None:
@@ -400,13 +406,15 @@ def signal_agreement(values:pd.DataFrame,  # `compute_signals` output
     rows = []
     for ds, g in v.groupby("dataset", sort=True):
         W = g.pivot_table(index="chain_id", columns="signal", values="x", aggfunc="first")
-        ranks = _ResampleRanks(W, n_boot)
+        ranks = {(): _ResampleRanks(W, n_boot)}             # per set of common chains: pairs on the same chains share it
         for a, b in itertools.combinations(sorted(W.columns), 2):
-            r = ranks.spearman(a, b)
+            r = ranks[()].spearman(a, b)
             if r is None:                                   # a pair on fewer than all the dataset's chains
                 m = W[[a, b]].dropna()
                 if len(m) < min_n: continue
-                r = spearman_ci(m[a], m[b], n_boot)
+                key = tuple(m.index)
+                if key not in ranks: ranks[key] = _ResampleRanks(W.loc[m.index], n_boot)
+                r = ranks[key].spearman(a, b)               # = spearman_ci(m[a], m[b], n_boot)
             elif r["n"] < min_n: continue
             rows.append(dict(signal_a=a, signal_b=b, dataset=ds, spearman=r["value"], ci_low=r["ci_low"],
                              ci_high=r["ci_high"], n=r["n"]))
