@@ -18,6 +18,7 @@ import argparse, dataclasses, glob, json, math, os, random, re, signal, statisti
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("RI_DATA_DIR", os.path.join(ROOT, "..", "shared", "data"))
 import pandas as pd
+from reasoning_integrity.metrics.verify import check_step, number_support
 from reasoning_integrity.core import parse_trajectory, example_trajectory_json, BeliefState, state_json
 from reasoning_integrity.metrics.ptp import (read_program, parse_trace, check_steps, extract_ptp_answer, extract_cot_answer,
                                              extract_direct_answer, normalize_target, normalize_answer, is_correct)
@@ -187,6 +188,7 @@ PARSERS = [  # (name shown, family of real outputs, the calls made on each input
     ("parse_pb_official, read_pb_answer", "pb", [lambda t, n: parse_pb_official(t), lambda t, n: read_pb_answer(t, n)]),
     ("scos.extract_chain", "chain", [lambda t, ch: extract_chain(t, ch, "Step 1:" if len(t) % 2 else "")]),
     ("parse_trajectory", "traj", [lambda t, _: parse_trajectory(t)]),
+    ("verify.check_step, number_support", "pb", [lambda t, n: check_step(t), lambda t, n: number_support(t[:5000], [t])]),
     ("answer extractors (10 calls: ptp, check_answer)", "answers", _ANSWERS),
 ]
 

@@ -286,11 +286,22 @@ def report_page(d:Path, max_rows:int, page:Path, extra:Path, kind:str="quick")->
             has_nb = False
             L.append(_raw(f"<p><em>The executed notebook could not be read ({_h(type(e).__name__)}).</em></p>"))
     if any(p.is_file() for p in (d / "records").glob("*.jsonl")):  # the per-item explorer, as a static page beside the report's
-        from reasoning_integrity.explore import load_items, skipped, write_html
+        from reasoning_integrity.explore import MATHJAX_QUERY, load_items, skipped, write_html
         items, problems = load_items(d)
-        write_html(d, out=extra.parent / "explorer.html")
+        # explorer.html sits at <site>/<prefix>/<name>/ (html_extra_path): the site's MathJax is `depth` folders up, and the
+        # report's figures are copied beside it under safe names (as for this page), so its relative links resolve
+        here = extra.parent.relative_to(next(p for p in extra.parents if p.name == "_extra"))
+        used, links = set(), {}
+        for f in sorted(f for f in (d / "figures").glob("*.png") if f.is_file() and not f.is_symlink()):
+            name = _slug(f.stem, used) + ".png"
+            (extra.parent / "figures").mkdir(exist_ok=True)
+            shutil.copy(f, extra.parent / "figures" / name)
+            links[f.name] = f"figures/{name}"
+        write_html(d, out=extra.parent / "explorer.html", figures=links,
+                   mathjax="../" * len(here.parts) + "_static/mathjax/MathJax.js" + MATHJAX_QUERY)
         # a plain link: explorer.html is a file of the site (html_extra_path), not a page MyST could resolve
-        L.append(_raw(f"<p>Look inside each of its {len(items)} items (steps, per-step signals, matrices, raw model text): "
+        L.append(_raw(f"<p>Look inside each of its {len(items)} items (steps with their math typeset, per-step signals, matrices, "
+                      "raw model text; a filter box, and the figures): "
                       '<a href="explorer.html">item explorer</a>.' +
                       (f' <span class="ri-warn">{_h(skipped(problems))} (listed at the top of the explorer).</span>' if problems else "")
                       + "</p>"))

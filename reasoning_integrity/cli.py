@@ -36,28 +36,52 @@ def _root(a, cmd:str)->Path:
           file=sys.stderr)
     return root
 
+def _wrap(text:str, indent:int=0, width:int=100)->str:
+    import textwrap
+    return textwrap.fill(str(text), width=width, initial_indent=" " * indent, subsequent_indent=" " * (indent + 4),
+                         break_long_words=True, break_on_hyphens=False)
+
+def _val(v, n:int=40)->str:
+    s = "None" if v is None else repr(v) if isinstance(v, str) else str(v)
+    return s if len(s) <= n else s[:n - 1] + "…"
+
+def _groups_text(g)->str:
+    "A LIMIT group count as text: `4`, `depths`, `tasks×2`, `(tasks+5)`."
+    if isinstance(g, tuple): return "×".join(map(_groups_text, g))
+    if isinstance(g, list): return "(" + "+".join(map(_groups_text, g)) + ")"
+    return str(g)
+
+def _limit_text(lim)->str:
+    if lim is None: return "--limit: not declared"
+    if not lim: return "--limit: fixed size"
+    return "--limit N over " + ", ".join(k if g == 1 else f"{k}×{_groups_text(g)}" for k, g in lim.items())
+
 def _cmd_list(a) -> int:
-    from reasoning_integrity.runner import list_experiments
+    from reasoning_integrity.runner import list_experiments, experiment_paths, experiment_info
     a.root = _root(a, "list")
     df = list_experiments(a.root)
     if df.empty: print("no experiment notebooks found"); return 0
-    if not a.names:  # one line per experiment; `ri list NAME` for its parameters
-        from reasoning_integrity.runner import experiment_paths, notebook_limit
-        paths = experiment_paths(a.root)
+    paths = experiment_paths(a.root)
+    if not a.names:  # two lines per experiment; `ri list NAME` for its parameters
         for name, g in df.groupby("name", sort=False):
-            lim = notebook_limit(paths[name])
-            lim = "(not declared)" if lim is None else "- (fixed size)" if not lim else ",".join(lim)
-            print(f"{name:<22} {len(g):>3} parameters  profiles: {g.profiles.iloc[0] or '-':<12} --limit sets: {lim}")
+            info = experiment_info(paths[name])
+            print(_wrap(f"{name:<21} {len(g):>2} parameters, profiles {g.profiles.iloc[0] or '-'}; {_limit_text(info['limit'])}"))
+            print(_wrap(f"reproduces: {info['paper'] or '(not declared)'}", indent=4))
         print("\n`ri list NAME` shows an experiment's parameters, their defaults and each profile's values.")
         return 0
     unknown = sorted(set(a.names) - set(df.name))
     if unknown: print(f"ri list: no experiment {unknown}; known: {sorted(set(df.name))}", file=sys.stderr); return 2
     for name, g in df[df.name.isin(a.names)].groupby("name", sort=False):
-        print(f"\n{name}  (profiles: {g.profiles.iloc[0] or '-'})")
-        g = g.drop(columns=["name", "profiles"]).astype(object)
-        vals = [c for c in g.columns if c not in ("parameter", "type", "help")]  # default and one column per profile
-        g[vals] = g[vals].map(lambda v: "None" if v is None else v)  # None: "from the profile", shown as such
-        print(g.fillna("").to_string(index=False))
+        info = experiment_info(paths[name])
+        print(); print(_wrap(f"{name}: {info['paper'] or '(paper not declared)'}"))
+        print(_wrap(f"profiles {g.profiles.iloc[0] or '-'}; {_limit_text(info['limit'])}; headline table: {info['headline'] or '-'}"))
+        profs = [c for c in g.columns if c not in ("name", "parameter", "type", "default", "help", "profiles")]
+        for r in g.to_dict("records"):
+            if r["parameter"] is None: continue
+            vals = "; ".join(f"{p}: {_val(r[p])}" for p in profs if r[p] != "")   # a profile's value where it sets one
+            print(_wrap(f"{r['parameter']}" + (f": {r['type']}" if r["type"] else "") + f" = {_val(r['default'])}"
+                        + (f"  ({vals})" if vals else ""), indent=2))
+            if r["help"]: print(_wrap(r["help"], indent=6))
     return 0
 
 def _cmd_reproduce(a) -> int:
@@ -71,10 +95,20 @@ def _cmd_reproduce(a) -> int:
     except (KeyError, ValueError, ReportBusy) as e:  # unknown name, bad parameter, a folder it may not replace, busy
         print(f"ri reproduce: {e.args[0]}\nnothing was run; every report is as it was", file=sys.stderr); return 2
     print()
-    _show(res)
+    _show(res[[c for c in res.columns if c not in ("report", "path")] if (res.status == "ok").all() else res.columns.drop("path")])
     if res.attrs.get("unused_params"):
         print(f"\nwarning: no experiment run declares {', '.join(res.attrs['unused_params'])}", file=sys.stderr)
     failed = (res.status != "ok").sum()
+    from reasoning_integrity.runner import experiment_paths, headline
+    paths = experiment_paths(root)
+    for r in res[res.status == "ok"].itertuples():   # each experiment's headline table, as lm-eval prints its metrics
+        h = headline(r.path, paths[r.name])
+        print(f"\n== {r.name}: {h[1] if h else 'no headline table declared'}")
+        if h:
+            with pd.option_context("display.width", 100, "display.max_columns", 12, "display.precision", 3,
+                                   "display.max_colwidth", 30):
+                print(h[0].to_string(index=False, max_colwidth=30))
+        print(f"report: {r.path}")
     for r in res[res.status != "ok"].itertuples():
         print(f"ri reproduce: {r.name} failed; {r.report}", file=sys.stderr)
     print(f"\n{len(res) - failed} ok, {failed} failed; index: {res.attrs.get('index')}")
@@ -86,6 +120,14 @@ def _cmd_view(a) -> int:
     rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
     d = Path(rd) / a.name
     if not d.is_dir() and (Path(rd) / "scored" / a.name).is_dir(): d = Path(rd) / "scored" / a.name   # a `ri score` run
+    if a.serve:   # as `inspect view`: a local server on 127.0.0.1 (the page, its figures, MathJax), until Ctrl-C
+        from reasoning_integrity.explore import serve
+        try: serve(d, port=a.port, max_items=a.max_items, open_browser=not a.no_open, block=True)
+        except FileNotFoundError as e: print(f"ri view: {e}", file=sys.stderr); return 2
+        except (OSError, OverflowError) as e:   # the port is taken, or not one (0-65535)
+            print(f"ri view: cannot serve on 127.0.0.1:{a.port}: {e} (another --port?)", file=sys.stderr); return 2
+        except KeyboardInterrupt: pass
+        return 0
     try: p = write_html(d, out=a.out, max_items=a.max_items)
     except FileNotFoundError as e: print(f"ri view: {e}", file=sys.stderr); return 2
     print(f"wrote {p.resolve()}")
@@ -176,7 +218,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--timeout", type=float, default=None, help="seconds allowed per notebook cell")
     r.add_argument("--no-progress", action="store_true", help="no progress bars")
     r.add_argument("--limit", type=int, default=None, metavar="N",
-                   help="at most N items per experiment: sets each one's size knob (`ri list` names it; 0: all)")
+                   help="at most N items per experiment in all, spread evenly over its subsets (`ri list` names its knobs; 0: all)")
     r.add_argument("--cache", default="use", choices=("use", "refresh", "off"),
                    help="model response caches: use (default), refresh (generate again and store), off (neither read nor write)")
     r.set_defaults(func=_cmd_reproduce)
@@ -185,6 +227,8 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--out", default=None, help="the HTML file to write (default: reports/NAME/explorer.html)")
     v.add_argument("--max-items", type=int, default=None, help="only the first N items")
     v.add_argument("--no-open", action="store_true", help="write the page without opening a browser")
+    v.add_argument("--serve", action="store_true", help="serve the page on http://127.0.0.1:PORT/ (with its figures and MathJax) until Ctrl-C")
+    v.add_argument("--port", type=int, default=7575, help="the port of --serve (default 7575, as inspect view; 0: any free one)")
     v.add_argument("--reports-dir", default="reports", help="reports folder, relative to the repository root (the full profile's: reports/full)")
     v.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     v.set_defaults(func=_cmd_view)

@@ -4,14 +4,17 @@
 
 # %% ../nbs/96_explore.ipynb #28e8249d
 from __future__ import annotations
-import html, json, re
+import html, ipaddress, json, os, re, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import accumulate, count
 from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
 from .report import _report_path, check_item
 
 # %% auto #0
-__all__ = ['MAX_RECORD_BYTES', 'MAX_DEPTH', 'report_dir', 'available_reports', 'json_depth', 'read_record', 'load_items',
-           'skipped', 'item_html', 'report_html', 'write_html', 'Explorer', 'state_text', 'trajectory_item']
+__all__ = ['MAX_RECORD_BYTES', 'MAX_DEPTH', 'MATHJAX_QUERY', 'MATHJAX_CONFIG', 'report_dir', 'available_reports', 'json_depth',
+           'read_record', 'load_items', 'skipped', 'item_html', 'local_mathjax', 'report_html', 'write_html',
+           'safe_file', 'serve', 'Explorer', 'state_text', 'trajectory_item']
 
 # %% ../nbs/96_explore.ipynb #64bbe708
 MAX_RECORD_BYTES = 2 ** 21  # one record line larger than this (2 MiB; the largest an experiment writes is ~30 KB) is skipped
@@ -125,7 +128,7 @@ def _steps_html(steps:list, signals:dict)->str:
                 bg, fg = _colour(v, min(nums[k]), max(nums[k]), "YlOrRd")
                 cells.append(f'<td class="num" style="background:{bg};color:{fg}">{_fmt(v)}</td>')
             else: cells.append(f'<td class="num">{_fmt(v)}</td>')
-        rows.append(f"<tr><td>{i}</td><td>{_text(s)}</td>{''.join(cells)}</tr>")
+        rows.append(f"<tr><td>{i}</td><td class=\"ri-tex\">{_text(s)}</td>{''.join(cells)}</tr>")
     return f'<table class="ri-steps">{head}{"".join(rows)}</table>'
 
 def _matrix_html(name:str, m:dict, max_cells:int=60)->str:
@@ -160,7 +163,7 @@ def item_html(item:dict, # one record in the `Report.items` schema
     out = [f"<style>{_CSS}</style>" if css else "", '<div class="ri-item">', f"<h3>{html.escape(it.get('title') or it['id'])}</h3>"]
     head = [(k, it[k]) for k in ("id", "question", "reference", "answer", "prediction", "correct") if it.get(k) is not None]
     head += [(k, v) for k, v in (it.get("fields") or {}).items()]
-    out.append("<dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd>{_text(v) if isinstance(v, str) else _fmt(v)}</dd>"
+    out.append("<dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd class=\"ri-tex\">{_text(v) if isinstance(v, str) else _fmt(v)}</dd>"
                                 for k, v in head) + "</dl>")
     if it.get("steps"): out += ["<h4>steps</h4>", _steps_html(it["steps"], it.get("step_signals") or {})]
     for name, m in (it.get("matrices") or {}).items(): out.append(_matrix_html(name, m))
@@ -174,45 +177,206 @@ def item_html(item:dict, # one record in the `Report.items` schema
         out += [f"<details><summary>model output: {html.escape(k)}</summary><pre>{_text(v)}</pre></details>" for k, v in raw.items()]
     return "".join(out + ["</div>"])
 
-# %% ../nbs/96_explore.ipynb #770b9f52
+# %% ../nbs/96_explore.ipynb #de62b767
+MATHJAX_QUERY = "?config=TeX-AMS-MML_HTMLorMML-full"  # the combined configuration the docs site loads MathJax.js with
+MATHJAX_CONFIG = {  # docs/conf.py's mathjax2_config (delimiters, fonts), made safe for model text
+    "extensions": ["tex2jax.js", "Safe.js"], "jax": ["input/TeX", "output/HTML-CSS"],
+    "tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]], "processRefs": False,
+                "processEnvironments": True, "ignoreClass": "ri-notex", "processClass": "ri-tex"},
+    "Safe": {"allow": {"URLs": "none", "classes": "none", "cssIDs": "none", "styles": "none", "require": "none",
+                       "fontsize": "safe"}},
+    "skipStartupTypeset": True, "messageStyle": "none", "showMathMenu": False,
+    "HTML-CSS": {"availableFonts": ["STIX"], "preferredFont": "STIX", "webFont": "STIX-Web"}, "SVG": {"font": "STIX-Web"}}
+
+def local_mathjax()->Path|None:
+    "MathJax.js (2.7) of the `jupyter_server_mathjax` package, the docs site's copy; None where it is not installed."
+    import importlib.util
+    spec = importlib.util.find_spec("jupyter_server_mathjax")  # found, not imported (its package loads jupyter_server)
+    if spec is None or not spec.submodule_search_locations: return None
+    p = Path(list(spec.submodule_search_locations)[0]) / "static" / "MathJax.js"
+    return p if p.is_file() else None
+
+def _mathjax_head(url:str|None)->str:
+    "The `<head>` scripts that configure MathJax and load it from `url` ('' when there is none)."
+    if not url: return ""
+    cfg = json.dumps(MATHJAX_CONFIG).replace("</", "<\\/")
+    return (f'<script type="text/x-mathjax-config">MathJax.Hub.Config({cfg});</script>'
+            f'<script src="{html.escape(url, quote=True)}"></script>')
+
+# %% ../nbs/96_explore.ipynb #519b1b91
 _PAGE_CSS = """
 body{margin:0;font-family:system-ui,sans-serif}
 nav{position:fixed;top:0;bottom:0;left:0;width:260px;overflow:auto;border-right:1px solid #ddd;padding:8px;font-size:13px}
-nav a{display:block;padding:2px 4px;text-decoration:none;color:#0645ad}nav a:hover{background:#eef}
+nav a{display:block;padding:2px 4px;text-decoration:none;color:#0645ad}nav a:hover{background:#eef}nav a[hidden]{display:none}
+nav input{width:100%;box-sizing:border-box;margin:6px 0 2px}nav .ri-count,nav .ri-note{color:#555;font-size:12px;margin-bottom:4px}
 main{margin-left:285px;padding:8px}
 main section{display:none}main section:target{display:block}
 main:not(:has(section:target)) section:first-of-type{display:block}
-.ri-warn{color:#a40000}
+.ri-warn{color:#a40000}main figure{margin:0 0 16px}main figure img{max-width:100%}
 """
+# The filter box, and (with MathJax) typesetting of the section on screen, the first time it is shown.
+_PAGE_JS = """(function(){
+var q=document.getElementById('ri-filter'),c=document.getElementById('ri-count'),
+    links=Array.prototype.slice.call(document.querySelectorAll('nav a[data-text]'));
+function filter(){var s=q.value.trim().toLowerCase().replace(/\\s+/g,' '),n=0;
+  links.forEach(function(a){var m=!s||a.getAttribute('data-text').indexOf(s)>=0;a.hidden=!m;if(m)n++;});
+  c.textContent=n+' of '+links.length+' items';}
+q.addEventListener('input',filter);filter();
+function shown(){var s=location.hash.length>1&&document.getElementById(location.hash.slice(1));
+  return s&&s.tagName==='SECTION'?s:document.querySelector('main section');}
+function tex(){var s=shown();if(!s||s.getAttribute('data-mj'))return;s.setAttribute('data-mj','queued');
+  MathJax.Hub.Queue(['Typeset',MathJax.Hub,s],function(){s.setAttribute('data-mj','done');});}
+if(window.MathJax&&MathJax.Hub){MathJax.Hub.Register.StartupHook('End',tex);window.addEventListener('hashchange',tex);}
+})();"""
 
 def _label(it:dict)->str:
     mark = {True: "✓ ", False: "✗ "}.get(it.get("correct"), "")
     return f"{mark}{it.get('group') + ': ' if it.get('group') else ''}{_short(it.get('title') or it['id'], 60)}"
 
-def report_html(report:str|Path, reports_dir:str|Path="reports", max_items:int|None=None)->str:
-    "A self-contained HTML page browsing every item of a report (the first `max_items` when given)."
+def _data_text(it:dict, limit:int=2000)->str:
+    "What the filter box searches in an item (label, id, question, steps): lowercased, at most `limit` characters, escaped."
+    steps = [s if isinstance(s, str) else json.dumps(s, ensure_ascii=False) for s in it.get("steps") or []]
+    s = " ".join(" ".join([_label(it), it["id"], it.get("question") or "", *steps]).lower().split())
+    return html.escape(s[:limit], quote=True)
+
+def _figure_files(d:Path)->list[Path]:
+    "A report's figures: its `figures/*.png` that are plain files (no links), by name."
+    return sorted(f for f in (d / "figures").glob("*.png") if f.is_file() and not f.is_symlink())
+
+def _figures_html(figs:dict)->tuple[str, str]:
+    "The nav link and the section showing the figures `{file name: URL}` ('', '' when there are none)."
+    if not figs: return "", ""
+    cap = lambda n: html.escape(n[:-4] if n.endswith(".png") else n, quote=True)
+    body = "".join(f'<figure><img src="{html.escape(u, quote=True)}" alt="{cap(n)}" loading="lazy">'
+                   f"<figcaption>{cap(n)}</figcaption></figure>" for n, u in figs.items())
+    return (f'<a href="#figures" class="ri-figures">figures ({len(figs)})</a>',
+            f'<section id="figures" class="ri-notex"><h3>figures</h3>{body}</section>')
+
+# %% ../nbs/96_explore.ipynb #770b9f52
+def report_html(report:str|Path, reports_dir:str|Path="reports", max_items:int|None=None,
+                mathjax:str|None=None, # URL of MathJax.js (with `MATHJAX_QUERY`) to typeset the steps; None: TeX source
+                figures:bool|dict=True, # True: the report's figures as `figures/NAME`; a dict {file name: URL}; False: none
+               )->str:
+    "A self-contained HTML page browsing every item of a report (the first `max_items` when given) and its figures."
     d = report_dir(report, reports_dir)
     items, problems = load_items(d)
     shown = items[:max_items] if max_items else items
-    nav = "".join(f'<a href="#item-{k}">{html.escape(_label(it))}</a>' for k, it in enumerate(shown))
-    secs = "".join(f'<section id="item-{k}">{item_html(it, css=False)}</section>' for k, it in enumerate(shown))
+    figs = {f.name: "figures/" + quote(f.name) for f in _figure_files(d)} if figures is True else dict(figures or {})
+    fig_link, fig_sec = _figures_html(figs)
+    nav = "".join(f'<a href="#item-{k}" data-text="{_data_text(it)}">{html.escape(_label(it))}</a>' for k, it in enumerate(shown))
+    secs = "".join(f'<section id="item-{k}" class="ri-notex">{item_html(it, css=False)}</section>' for k, it in enumerate(shown))
     warn = ""
     if problems:
         more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
         warn += f'<p class="ri-warn">{skipped(problems)}: ' + "; ".join(map(html.escape, problems[:5])) + f"{more}</p>"
     if len(shown) < len(items): warn += f'<p class="ri-warn">first {len(shown)} of {len(items)} items shown</p>'
+    search = ('<input type="search" id="ri-filter" placeholder="filter: id, title, question, steps" aria-label="filter the items">'
+              f'<div class="ri-count" id="ri-count">{len(shown)} of {len(shown)} items</div>'
+              + ("" if mathjax else '<div class="ri-note">math is shown as TeX source (no MathJax here)</div>'))
     return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">'
-            f'<title>{html.escape(d.name)}: items</title>'
-            f"<style>{_PAGE_CSS}{_CSS}</style></head><body><nav><b>{html.escape(d.name)}</b> · {len(items)} items{nav}</nav>"
-            f"<main>{warn}{secs}</main></body></html>")
+            f'<title>{html.escape(d.name)}: items</title><style>{_PAGE_CSS}{_CSS}</style>{_mathjax_head(mathjax)}</head>'
+            f'<body class="ri-notex"><nav><b>{html.escape(d.name)}</b> · {len(items)} items{search}{fig_link}{nav}</nav>'
+            f"<main>{warn}{secs}{fig_sec}</main><script>{_PAGE_JS}</script></body></html>")
 
-def write_html(report:str|Path, out:str|Path|None=None, reports_dir:str|Path="reports", max_items:int|None=None)->Path:
-    "Write `report_html` to `out` (default `reports/<name>/explorer.html`); returns the file."
+def write_html(report:str|Path, out:str|Path|None=None, reports_dir:str|Path="reports", max_items:int|None=None,
+               mathjax:str|bool|None=True, # True: this machine's MathJax (`local_mathjax`) as a file:// URI, when installed
+               figures:bool|dict|None=None, # None: the report's figures, linked relative to `out`
+              )->Path:
+    "Write `report_html` to `out` (default `reports/<name>/explorer.html`); returns the file. Copies nothing."
     d = report_dir(report, reports_dir)
     p = Path(out) if out else d / "explorer.html"
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(report_html(d, max_items=max_items))
+    if mathjax is True: mathjax = (mj.as_uri() + MATHJAX_QUERY) if (mj := local_mathjax()) else None
+    if figures is None:
+        try: base = quote(Path(os.path.relpath(d.resolve() / "figures", p.parent.resolve())).as_posix()) + "/"
+        except ValueError: base = (d.resolve() / "figures").as_uri() + "/"   # another drive: no relative path
+        figures = {f.name: base + quote(f.name) for f in _figure_files(d)}
+    p.write_text(report_html(d, max_items=max_items, mathjax=mathjax or None, figures=figures), encoding="utf-8")
     return p
+
+# %% ../nbs/96_explore.ipynb #b1852505
+_TYPES = {".js": "text/javascript", ".png": "image/png", ".css": "text/css", ".json": "application/json",
+          ".woff": "font/woff", ".otf": "font/otf", ".eot": "application/vnd.ms-fontobject", ".svg": "image/svg+xml"}
+_CSP = (  # what the page may load: from the server only ('unsafe-eval': MathJax 2 evaluates code it loads)
+    "default-src 'none'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+def safe_file(root:Path, # the folder served
+              rel:str,   # the decoded URL path below it
+             )->Path|None:
+    "The file at `rel` under `root`, or None: no empty, `.`, `..` or hidden part, and no link leading out of `root`."
+    parts = rel.split("/")
+    if any(p in ("", ".", "..") or p.startswith(".") or "\\" in p or "\0" in p for p in parts): return None
+    try: f = root.joinpath(*parts).resolve(strict=True)
+    except (OSError, RuntimeError, ValueError): return None
+    return f if f.is_file() and f.is_relative_to(root.resolve()) else None
+
+def _handler(page:bytes, figures:dict, mathjax_root:Path|None, hosts:set):
+    "The request handler of `serve`: GET and HEAD of the page, the figures `{name: file}` and MathJax; nothing else."
+    class Handler(BaseHTTPRequestHandler):
+        server_version, sys_version = "ri-view", ""
+        def log_message(self, *a): pass
+        def _reply(self, code:int, body:bytes, ctype:str="text/plain; charset=utf-8", **head):
+            self.send_response(code)
+            for k, v in {"Content-Type": ctype, "Content-Length": str(len(body)), "X-Content-Type-Options": "nosniff",
+                         "Referrer-Policy": "no-referrer", **head}.items(): self.send_header(k.replace("_", "-"), v)
+            self.end_headers()
+            if self.command != "HEAD": self.wfile.write(body)
+        def _find(self):
+            path = unquote(urlsplit(self.path).path)
+            if path in ("/", "/explorer.html"): return page, "text/html; charset=utf-8"
+            if path.startswith("/figures/") and path[9:] in figures: return figures[path[9:]], "image/png"
+            if path.startswith("/mathjax/") and mathjax_root and (f := safe_file(mathjax_root, path[9:])):
+                return f, _TYPES.get(f.suffix, "application/octet-stream")
+        def do_GET(self):
+            host = self.headers.get("Host")
+            if host is not None and host.rsplit(":", 1)[0].lower() not in hosts: return self._reply(403, b"forbidden\n")
+            found = self._find()
+            if found is None: return self._reply(404, b"not found\n")
+            body, ctype = found
+            if isinstance(body, Path):
+                try: body = body.read_bytes()
+                except OSError: return self._reply(404, b"not found\n")
+            head = {"Content_Security_Policy": _CSP, "Cache_Control": "no-store"} if body is page else {}
+            self._reply(200, body, ctype, **head)
+        do_HEAD = do_GET
+        def _refuse(self): self._reply(405, b"only GET and HEAD\n", Allow="GET, HEAD")
+        do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _refuse
+    return Handler
+
+# %% ../nbs/96_explore.ipynb #91946395
+def serve(report:str|Path, # an experiment name or a report folder
+          reports_dir:str|Path="reports", # the reports folder
+          host:str="127.0.0.1", # a loopback address (or 'localhost'); any other is refused
+          port:int=7575, # 0: a free port
+          mathjax:bool=True, # serve this machine's MathJax (`local_mathjax`) at /mathjax/ and typeset the steps with it
+          open_browser:bool=False, # open the page in the browser
+          block:bool=True, # serve until Ctrl-C; False: serve from a daemon thread and return at once
+          max_items:int|None=None, # only the first N items
+         )->tuple[ThreadingHTTPServer, str]:
+    "Serve a report's explorer read-only on http://host:port/; returns the server and its URL (stop it with `shutdown()`)."
+    try: loopback = host == "localhost" or ipaddress.IPv4Address(host).is_loopback
+    except ValueError: loopback = False
+    if not loopback: raise ValueError(f"serve: {host!r} is not a loopback address; the explorer is served on 127.0.0.1 only")
+    d = report_dir(report, reports_dir)
+    mj = local_mathjax() if mathjax else None
+    page = report_html(d, max_items=max_items, figures=True, mathjax=("/mathjax/MathJax.js" + MATHJAX_QUERY) if mj else None)
+    handler = _handler(page.encode("utf-8"), {f.name: f for f in _figure_files(d)}, mj.parent if mj else None,
+                       {host.lower(), "127.0.0.1", "localhost"})
+    srv = ThreadingHTTPServer((host, port), handler)
+    srv.daemon_threads = True
+    url = f"http://{host}:{srv.server_address[1]}/"
+    if open_browser:
+        import webbrowser
+        webbrowser.open(url)
+    if not block:
+        threading.Thread(target=srv.serve_forever, name=f"ri view {d.name}", daemon=True).start()
+        return srv, url
+    print(f"serving {d.name} at {url} (Ctrl-C stops)", flush=True)
+    try: srv.serve_forever()
+    except KeyboardInterrupt: pass
+    finally: srv.server_close()
+    return srv, url
 
 # %% ../nbs/96_explore.ipynb #00f1ed49
 class Explorer:

@@ -257,8 +257,9 @@ def detect_format(path:str|Path)->str:
     if head.startswith(b"PK\x03\x04"): return "inspect"                  # a zip: inspect's .eval archive
     text = head.decode("utf-8", errors="replace").lstrip()
     if text.startswith("{"):
-        first = text.split("\n", 1)[0]
-        try: obj = json.loads(first)
+        with open(p, encoding="utf-8", errors="replace") as f:   # the whole first record: an lm-eval line with a long
+            first = f.readline(MAX_LINE_CHARS + 1)               # document runs far past the first 64 KiB
+        try: obj = json.loads(first) if len(first) <= MAX_LINE_CHARS else None
         except ValueError: obj = None
         if isinstance(obj, dict):
             if "doc_id" in obj and "resps" in obj: return "lm_eval"

@@ -4,7 +4,8 @@
 
 # %% ../nbs/02_report.ipynb #9a0e5275
 from __future__ import annotations
-import json, os, time
+import datetime as _dt, json, os, platform, subprocess, time
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 import pandas as pd
@@ -12,7 +13,29 @@ from fastcore.basics import patch
 from .data import accessed_files
 
 # %% auto #0
-__all__ = ['CSV_DIGITS', 'ITEM_KEYS', 'resolve_params', 'Report', 'check_item']
+__all__ = ['KEY_PACKAGES', 'CSV_DIGITS', 'ITEM_KEYS', 'package_versions', 'git_state', 'resolve_params', 'Report', 'check_item']
+
+# %% ../nbs/02_report.ipynb #5ecb4c40
+KEY_PACKAGES = ("reasoning_integrity", "numpy", "scipy", "pandas", "statsmodels", "matplotlib", "seaborn",
+                "papermill", "torch", "transformers", "sentence-transformers", "llama_cpp_python", "openai")
+
+def package_versions(names:tuple[str, ...]=KEY_PACKAGES, # distribution names
+                    )->dict[str, str|None]:
+    "Installed version of each distribution in `names` (`None` when not installed), plus `python`."
+    def _v(n):
+        try: return metadata.version(n)
+        except metadata.PackageNotFoundError: return None
+    return {"python": platform.python_version(), **{n: _v(n) for n in names}}
+
+def git_state(root:str|Path, # a folder inside a git checkout
+             )->dict[str, Any]:
+    "`commit` (HEAD, or `None`) and `dirty` (uncommitted changes, untracked files included; `None` without git)."
+    def _git(*args):
+        try: r = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.SubprocessError): return None
+        return r.stdout.strip() if r.returncode == 0 else None
+    status = _git("status", "--porcelain")
+    return {"commit": _git("rev-parse", "HEAD"), "dirty": None if status is None else bool(status)}
 
 # %% ../nbs/02_report.ipynb #ad8a00b4
 def _same_kind(given, like)->bool:
@@ -149,8 +172,9 @@ class Report:
         "Record a note (a difference from the paper, a caveat) in the manifest."
         self.notes.append(text)
 
-    def finish(self)->dict:
-        "Write manifest.json: tables, figures, models, notes and every data file read (with sha256)."
+    def finish(self, run_json:bool=True, # outside `ri reproduce`: also write run.json (provenance) and drop an earlier run's outputs
+              )->dict:
+        "Write manifest.json: tables, figures, models, notes and every data file read (with sha256); run from JupyterLab, also run.json."
         m = dict(name=self.name, resolved_params=self.resolved, tables=self.tables, figures=self.figures, models=self.models, notes=self.notes,
                  records=self.records, data_files=accessed_files(), seconds=round(time.time() - self.t0, 3))
         import sys
@@ -158,8 +182,37 @@ class Report:
             m["llm_calls"] = sys.modules["reasoning_integrity.models.llm"].call_totals()
         m = json.loads(_redact(json.dumps(m, default=str)))  # a key in a URL never reaches the manifest
         (self.dir / "manifest.json").write_text(json.dumps(m, indent=2))
+        if not os.environ.get("RI_RUNNER") and run_json: self._write_run(m)   # `ri reproduce` writes its own
         if _in_ipython(): print(f"report written to {self.dir.resolve()}")
         return m
+
+# %% ../nbs/02_report.ipynb #e29d4928
+def _checkout_of(d:Path)->Path:
+    "The repository a report folder is in (the first folder above with `settings.ini`), else the folder itself."
+    d = d.resolve()
+    return next((p for p in (d, *d.parents) if (p / "settings.ini").exists()), d)
+
+@patch
+def _write_run(self:Report, m:dict):
+    "Outside `ri reproduce` (a notebook run from JupyterLab): the `run.json` provenance the runner writes, and only this run's files."
+    made = {f"tables/{t['name']}.{x}" for t in self.tables for x in ("csv", "md")} | {f"figures/{f}.png" for f in self.figures}
+    for f in [*self.dir.glob("tables/*.csv"), *self.dir.glob("tables/*.md"), *self.dir.glob("figures/*.png"),
+              self.dir / f"{self.name}.ipynb"]:   # an earlier run's outputs (and its executed copy) would pass for this run's
+        if f.is_file() and f.relative_to(self.dir).as_posix() not in made: f.unlink()
+    root = _checkout_of(self.dir)
+    now = _dt.datetime.now(_dt.timezone.utc)
+    rec = dict(name=self.name, notebook=os.environ.get("JPY_SESSION_NAME"), executed_notebook=None, status="ok",
+               error=None, runner="interactive", parameters=self.resolved, injected={}, ignored_parameters=[],
+               started_at=_dt.datetime.fromtimestamp(self.t0, _dt.timezone.utc).isoformat(timespec="seconds"),
+               finished_at=now.isoformat(timespec="seconds"), wall_s=round(time.time() - self.t0, 3),
+               cache=os.environ.get("RI_CACHE", "use"), model_calls=None, resolved_params=m["resolved_params"],
+               data=m["data_files"], models=m["models"], notes=m["notes"], llm_calls=m.get("llm_calls", []),
+               manifest="manifest.json", git=git_state(root), versions=package_versions(), platform=platform.platform(),
+               tables=sorted(f"tables/{t['name']}.csv" for t in self.tables),
+               figures=sorted(f"figures/{f}.png" for f in self.figures), warnings=[])
+    tmp = self.dir / f".run.json.{os.getpid()}"
+    tmp.write_text(_redact(json.dumps(rec, indent=1, default=str)))
+    os.replace(tmp, self.dir / "run.json")   # whole or not at all
 
 # %% ../nbs/02_report.ipynb #7289ae78
 ITEM_KEYS = {"id", "title", "question", "reference", "answer", "prediction", "correct", "steps", "step_signals",

@@ -12,6 +12,7 @@ import html
 import importlib.util
 import io
 import json
+import math
 import os
 import platform
 import shutil
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from .report import KEY_PACKAGES, package_versions, git_state
 import pandas as pd
 from jupyter_client import AsyncKernelManager
 from jupyter_client.kernelspec import KernelSpec
@@ -32,12 +34,12 @@ from tqdm.auto import tqdm
 from traitlets import default
 
 # %% auto #0
-__all__ = ['MAX_PARAM_CHARS', 'MAX_PARAM_DEPTH', 'KEY_PACKAGES', 'find_root', 'library_of', 'experiment_paths',
-           'notebook_parameters', 'notebook_profiles', 'notebook_limit', 'list_experiments', 'parse_value',
-           'parse_params', 'plain_problem', 'parameter_cell', 'parameter_spec', 'has_credentials', 'check_params',
-           'package_versions', 'git_state', 'SameEnvKernelManager', 'ReportRefused', 'ReportBusy',
-           'check_report_target', 'report_lock', 'run_experiment', 'default_reports_dir', 'reproduce',
-           'check_index_target', 'write_index']
+__all__ = ['MAX_PARAM_CHARS', 'MAX_PARAM_DEPTH', 'find_root', 'library_of', 'experiment_paths', 'notebook_parameters',
+           'notebook_profiles', 'notebook_constant', 'notebook_limit', 'limit_groups', 'spread_limit',
+           'experiment_info', 'headline', 'list_experiments', 'parse_value', 'parse_params', 'plain_problem',
+           'parameter_cell', 'parameter_spec', 'has_credentials', 'check_params', 'SameEnvKernelManager',
+           'ReportRefused', 'ReportBusy', 'check_report_target', 'report_lock', 'run_experiment', 'default_reports_dir',
+           'reproduce', 'check_index_target', 'write_index']
 
 # %% ../nbs/90_runner.ipynb #ab038f05
 def _checkout() -> Path|None:
@@ -167,22 +169,88 @@ def notebook_profiles(path:str|Path, # an experiment notebook
     return {}
 
 # %% ../nbs/90_runner.ipynb #b19dc9d1
-def notebook_limit(path:str|Path, # an experiment notebook
-                  )->tuple[str, ...]|None:
-    "The parameters `--limit N` sets in `path` (its `LIMIT = ...`): `()` for a fixed-size experiment, `None` when undeclared."
+def notebook_constant(path:str|Path, # an experiment notebook
+                      name:str, # a module-level name, e.g. `LIMIT`, `PAPER`, `HEADLINE`
+                      default:Any=KeyError, # returned when `name` is never assigned (`KeyError`: raise it)
+                     )->Any:
+    "The value of the first module-level assignment `name = ...` in `path`, read from its source (never executed)."
     nb = nbformat.read(path, as_version=4)
     for c in _code_cells(nb):
         tree = _parse_cell(c.source)
         for node in tree.body if tree else []:
             if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                    and node.targets[0].id == "LIMIT"):
-                val = _node_value(node.value, {})
-                if val is None: return ()
-                vals = (val,) if isinstance(val, str) else tuple(val) if isinstance(val, (list, tuple)) else None
-                if vals is None or not all(isinstance(v, str) for v in vals):
-                    raise ValueError(f"{Path(path).name}: LIMIT must be a parameter name, a tuple of them or None, not {val!r}")
-                return vals
-    return None
+                    and node.targets[0].id == name):
+                return _node_value(node.value, {})
+    if default is KeyError: raise KeyError(f"{Path(path).name} assigns no {name}")
+    return default
+
+def _groups_ok(g)->bool:
+    if isinstance(g, (list, tuple)): return len(g) > 0 and all(_groups_ok(x) for x in g)
+    return isinstance(g, str) or (isinstance(g, int) and not isinstance(g, bool) and g >= 1)
+
+def notebook_limit(path:str|Path, # an experiment notebook
+                  )->dict[str, Any]|None:
+    "What `--limit N` sets in `path` (its `LIMIT`): knob -> the groups its value counts per; `{}` for a fixed-size experiment, `None` when undeclared."
+    missing = object()
+    val = notebook_constant(path, "LIMIT", default=missing)
+    if val is missing: return None
+    if val is None: return {}
+    if isinstance(val, str): val = {val: 1}
+    elif isinstance(val, (list, tuple)) and all(isinstance(v, str) for v in val): val = {v: 1 for v in val}
+    if not (isinstance(val, dict) and val and all(isinstance(k, str) and _groups_ok(g) for k, g in val.items())):
+        raise ValueError(f"{Path(path).name}: LIMIT must be a knob name, a tuple of them, a dict knob -> groups "
+                         f"(a whole number >= 1, a list parameter's name, a tuple to multiply, a list to add) or None, not {val!r}")
+    return val
+
+# %% ../nbs/90_runner.ipynb #8c61843c
+def limit_groups(spec:Any, # a knob's entry in `LIMIT`: an int, a list parameter's name, a tuple (product) or list (sum) of them
+                 values:dict, # the run's parameter values (the profile's, with `-p` on top)
+                )->int:
+    "How many groups a knob's value counts per, e.g. 4 for 'solutions per subset' over ProcessBench's four subsets."
+    if isinstance(spec, tuple): return math.prod(limit_groups(s, values) for s in spec)
+    if isinstance(spec, list): return sum(limit_groups(s, values) for s in spec)
+    if isinstance(spec, str):
+        v = values.get(spec)
+        if not isinstance(v, (list, tuple)):
+            raise ValueError(f"LIMIT counts per item of {spec!r}, which is not a list here ({repr(v)[:80]})")
+        return max(len(v), 1)
+    return spec
+
+def spread_limit(limit:int, # `--limit N`: the most items the experiment may score
+                 groups:dict[str, int], # knob -> its number of groups (`limit_groups`)
+                )->dict:
+    "Spread `limit` items evenly over every group of every knob: ⌊N / G⌋ each (at least 1), G the groups in all."
+    G = sum(groups.values())
+    per = max(1, limit // G) if G else 0
+    total = per * G
+    note = (f"N={limit} is less than the {G} groups it is spread over: one item each, {total} in all" if limit < G else
+            f"{limit - total} of N left unused, so that every group has the same count" if total < limit else None)
+    return dict(value=limit, total=total, per_group=per, parameters={k: per for k in groups}, groups=dict(groups), note=note)
+
+# %% ../nbs/90_runner.ipynb #f51e8326
+def experiment_info(path:str|Path, # an experiment notebook
+                   )->dict:
+    "What an experiment says about itself in its source: the paper it reproduces (`PAPER`), its headline table (`HEADLINE`) and `LIMIT`."
+    head = notebook_constant(path, "HEADLINE", None)
+    table, cols = (head[0], list(head[1])) if isinstance(head, (list, tuple)) and len(head) == 2 else (head, None)
+    if table is not None and not (isinstance(table, str) and (cols is None or all(isinstance(c, str) for c in cols))):
+        raise ValueError(f"{Path(path).name}: HEADLINE must be a table name or (name, [columns]), not {head!r}")
+    paper = notebook_constant(path, "PAPER", None)
+    return dict(paper=paper if isinstance(paper, str) else None, headline=table, headline_columns=cols,
+                limit=notebook_limit(path))
+
+def headline(report_dir:str|Path, # a report folder
+             path:str|Path, # its experiment notebook (where `HEADLINE` is declared)
+             max_rows:int=10, # rows shown
+            )->tuple[pd.DataFrame, str]|None:
+    "The experiment's headline table from the report (its declared columns, the first `max_rows` rows) and a caption; `None` when it has none."
+    info = experiment_info(path)
+    f = Path(report_dir)/"tables"/f"{info['headline']}.csv"
+    if info["headline"] is None or not f.is_file(): return None
+    df = pd.read_csv(f)
+    cols = [c for c in info["headline_columns"] or df.columns if c in df.columns]
+    shown = f"all {len(df)} rows" if len(df) <= max_rows else f"the first {max_rows} of {len(df)} rows"
+    return df[cols].head(max_rows), f"{info['headline']}, {shown} (tables/{f.name})"
 
 # %% ../nbs/90_runner.ipynb #d2d50ba0
 def list_experiments(root:str|Path|None=None, # repository root (see `find_root`)
@@ -395,28 +463,6 @@ def check_params(params:dict, # parameter values given by the user (e.g. from `-
                 errors.append(f"parameter {k}={v!r} in {n}: {bad[0]!r} is not one of {sp['choices']}"); break
     if errors: raise ValueError("; ".join(errors))
 
-# %% ../nbs/90_runner.ipynb #3eb59c6b
-KEY_PACKAGES = ("reasoning_integrity", "numpy", "scipy", "pandas", "statsmodels", "matplotlib", "seaborn",
-                "papermill", "torch", "transformers", "sentence-transformers", "llama_cpp_python", "openai")
-
-def package_versions(names:tuple[str, ...]=KEY_PACKAGES, # distribution names
-                    )->dict[str, str|None]:
-    "Installed version of each distribution in `names` (`None` when not installed), plus `python`."
-    def _v(n):
-        try: return metadata.version(n)
-        except metadata.PackageNotFoundError: return None
-    return {"python": platform.python_version(), **{n: _v(n) for n in names}}
-
-def git_state(root:str|Path, # a folder inside a git checkout
-             )->dict[str, Any]:
-    "`commit` (HEAD, or `None`) and `dirty` (uncommitted changes, untracked files included; `None` without git)."
-    def _git(*args):
-        try: r = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=20)
-        except (OSError, subprocess.SubprocessError): return None
-        return r.stdout.strip() if r.returncode == 0 else None
-    status = _git("status", "--porcelain")
-    return {"commit": _git("rev-parse", "HEAD"), "dirty": None if status is None else bool(status)}
-
 # %% ../nbs/90_runner.ipynb #a7c5bcba
 class SameEnvKernelManager(AsyncKernelManager):
     "A kernel manager whose kernel is ipykernel on `sys.executable`, with a checkout's package first on `PYTHONPATH`."
@@ -601,7 +647,7 @@ def _execute(path:Path, out:Path, inject:dict, root:Path, progress:bool, timeout
     import papermill as pm
     name = path.stem
     t0 = time.perf_counter()
-    with _kernel_env(RI_CACHE=cache) as env, _CallMonitor(name, env["RI_PROGRESS_FILE"], progress) as mon:
+    with _kernel_env(RI_CACHE=cache, RI_RUNNER="papermill") as env, _CallMonitor(name, env["RI_PROGRESS_FILE"], progress) as mon:
         try:
             pm.execute_notebook(str(path), str(out/f"{name}.ipynb"), parameters=inject, kernel_name="python3",
                                 language="python", cwd=str(root), execution_timeout=timeout,
@@ -684,17 +730,23 @@ def default_reports_dir(profile:str, # the profile a run uses
     "Where a profile's reports go by default: `reports/` for `quick` (the pipeline checks), `reports/<profile>/` otherwise (the findings), so neither run overwrites the other."
     return "reports" if profile == "quick" else f"reports/{profile}"
 
-def _with_limit(given:dict, params:dict, limit:int|None, path:Path)->tuple[dict, dict]:
-    "The parameters of one experiment with `--limit` applied to its size knobs, and what `run.json` records of it."
+def _with_limit(given:dict, params:dict, limit:int|None, path:Path, profile:str)->tuple[dict, dict]:
+    "The parameters of one experiment with `--limit` spread over its size knobs, and what `run.json` records of it."
     if limit is None: return given, {}
     knobs = notebook_limit(path)
-    # an explicit -p for the knob wins; 0 means every item, i.e. the profile's own sizes
-    set_ = {k: limit for k in knobs or () if k not in params} if limit else {}
-    note = ("0: the profile's sizes" if limit == 0 else
-            "fixed-size experiment: --limit does not apply" if knobs == () else
-            "no LIMIT declared: --limit does not apply" if knobs is None else
-            f"set by -p instead: {sorted(set(knobs) - set(set_))}" if set(knobs) - set(set_) else None)
-    return {**given, **set_}, {"limit": dict(value=limit, parameters=sorted(set_), note=note)}
+    if limit == 0 or not knobs:
+        note = ("0: the profile's sizes" if limit == 0 else "fixed-size experiment: --limit does not apply" if knobs == {}
+                else "no LIMIT declared: --limit does not apply")
+        return given, {"limit": dict(value=limit, total=None, parameters={}, note=note)}
+    free = {k: g for k, g in knobs.items() if k not in params}   # an explicit -p for a knob wins
+    if not free: return given, {"limit": dict(value=limit, total=None, parameters={}, note=f"set by -p instead: {sorted(knobs)}")}
+    values = {**(notebook_profiles(path, imports=True).get(profile) or {}), **params}
+    try: plan = spread_limit(limit, {k: limit_groups(g, values) for k, g in free.items()})
+    except ValueError as e: raise ValueError(f"{path.stem}: {e}") from None
+    ps = notebook_parameters(path)
+    plan["counted"] = {k: h for k, h in zip(ps.parameter, ps.help) if k in free}
+    if set(knobs) - set(free): plan["note"] = "; ".join(filter(None, [plan["note"], f"set by -p instead: {sorted(set(knobs) - set(free))}"]))
+    return {**given, **plan["parameters"]}, {"limit": plan}
 
 def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); `None`: all of them
               profile:str="quick", # `quick` (minutes) or `full` (the papers' sizes)
@@ -704,7 +756,7 @@ def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); 
               llm:str|None=None, # LLM spec given to every notebook with an `llm` parameter
               progress:bool=True, # show progress bars
               timeout:float|None=None, # seconds allowed per cell
-              limit:int|None=None, # at most this many items: sets each experiment's size knob (its `LIMIT`); 0: all
+              limit:int|None=None, # at most this many items in all, spread over each experiment's groups (its `LIMIT`); 0: all
               cache:str="use", # model caches: `use` (read and write), `refresh` (generate again and store) or `off`
              )->pd.DataFrame:
     "Run experiment notebooks with papermill into `reports_dir/<name>/` and write `reports_dir/index.html`."
@@ -725,11 +777,12 @@ def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); 
     check_params(given, {n: known[n] for n in names})  # before any kernel starts
     for n in names: check_report_target(reports_dir/n, n)  # every target, before anything runs
     check_index_target(reports_dir)
+    plans = {n: _with_limit(given, params or {}, limit, known[n], profile) for n in names}   # a bad LIMIT stops it here
     recs = []
     with contextlib.ExitStack() as locks:
         for n in names: locks.enter_context(report_lock(reports_dir/n))   # all of them, or none runs
         for n in tqdm(names, desc="experiments", disable=not progress):
-            given_n, extra = _with_limit(given, params or {}, limit, known[n])
+            given_n, extra = plans[n]
             recs.append(run_experiment(known[n], reports_dir/n, given_n, root=root, progress=progress, timeout=timeout,
                                        strict=False, cache=cache, extra=extra))
         index = write_index(reports_dir)
@@ -737,8 +790,8 @@ def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); 
                              figures=len(r["figures"]),
                              error=None if r["error"] is None else f"{r['error']['ename']}: {r['error']['evalue']}",
                              report=("replaced" if r["status"] == "ok" else f"previous {r['previous_report']}; "
-                                     f"this run's output: {r['failed_output']}"))
-                        for r in recs], columns=["name", "status", "wall_s", "tables", "figures", "error", "report"])
+                                     f"this run's output: {r['failed_output']}"), path=str(reports_dir/r["name"]))
+                        for r in recs], columns=["name", "status", "wall_s", "tables", "figures", "error", "report", "path"])
     res.attrs["index"] = str(index)
     res.attrs["unused_params"] = sorted(set(params or {}) - {k for r in recs for k in r["injected"]})
     return res
@@ -752,7 +805,7 @@ def _secs(x) -> str: return f"{x:.1f}" if isinstance(x, (int, float)) else ""
 
 def _missing(d:Path, rec:dict) -> list[str]:
     "What a complete report in `d` lacks: its manifest, executed notebook, or a table or figure its `run.json` lists."
-    want = ["manifest.json", rec.get("executed_notebook") or f"{d.name}.ipynb", *(rec.get("tables") or []), *(rec.get("figures") or [])]
+    want = ["manifest.json", rec.get("executed_notebook", f"{d.name}.ipynb"), *(rec.get("tables") or []), *(rec.get("figures") or [])]
     return [f for f in want if isinstance(f, str) and not (d/f).is_file()]
 
 def _read_run(p:Path) -> dict|None:

@@ -112,16 +112,20 @@ def _chains(items, rule, name):
 
 def _summary(items_t, names, n_boot):
     from reasoning_integrity.protocols.signals import SIGNALS
-    from reasoning_integrity.metrics.validity import auroc_ci
+    from reasoning_integrity.metrics.validity import auroc, auroc_ci
     y = items_t.correct.map({True: 1.0, False: 0.0}) if "correct" in items_t else pd.Series(np.nan, index=items_t.index)
     wrong = 1 - y
-    rows = []
+    rows, base_by_items = [], {}
     for n in names:
         if n not in items_t: continue
         v = items_t[n].astype(float); s = SIGNALS[n]
         m = v.notna() & wrong.notna()
         r = auroc_ci(s.sign * v[m], wrong[m], n_boot=n_boot) if m.any() and wrong[m].nunique() == 2 else dict(value=np.nan, ci_low=np.nan, ci_high=np.nan)
-        base = auroc_ci(SIGNALS["length"].sign * items_t.length[m].astype(float), wrong[m], n_boot=n_boot)["value"] if "length" in items_t and m.any() and wrong[m].nunique() == 2 else np.nan
+        key = m.to_numpy().tobytes()   # the length baseline on the same items: once per distinct set of items
+        if key not in base_by_items:
+            base_by_items[key] = (auroc((SIGNALS["length"].sign * items_t.length[m].astype(float)).to_numpy(), wrong[m].to_numpy())
+                                  if "length" in items_t and m.any() and wrong[m].nunique() == 2 else np.nan)
+        base = base_by_items[key]
         rows.append(dict(signal=n, level=s.level, higher=s.higher, family=s.family, n=int(v.notna().sum()), mean=v.mean(),
                          sd=v.std(), median=v.median(), q25=v.quantile(.25), q75=v.quantile(.75),
                          auroc_wrong=r["value"], ci_low=r["ci_low"], ci_high=r["ci_high"], length_auroc_same_items=base,
@@ -167,7 +171,7 @@ def _write_scored(stage, name, path, fmt, segment, rules, usable, names, chains,
     axes.ravel()[0].legend(fontsize=7); fig.suptitle(f"{name}: chain values by the log's verdict"); fig.tight_layout()
     rep.figure(fig, "signals", show=False); plt.close(fig)
     rep.note(f"{len(chains)} samples scored from {path.name} ({fmt}); {len(problems)} problems (problems.csv).")
-    rep.finish()
+    rep.finish(run_json=False)
     run = dict(kind="scored", name=name, status="ok", input=str(path.resolve()), input_sha256=file_sha256(path),
                input_bytes=path.stat().st_size, format=fmt, segmentation=segment,
                segmentation_used={str(k): int(v) for k, v in pd.Series(rules).value_counts().items()}, signals=usable,
@@ -283,7 +287,7 @@ def _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed
         ax.axvline(0, color="r", lw=.8); ax.set_yticks(yy, sc.signal); ax.set_xlabel("b − a, scaled by each row's largest CI end")
         ax.set_title(f"{nb} − {na} (95 % paired bootstrap CI)"); fig.tight_layout()
         rep.figure(fig, "comparison", show=False); plt.close(fig)
-        rep.finish()
+        rep.finish(run_json=False)
         (stage / "run.json").write_text(json.dumps(dict(kind="comparison", name=out.name, status="ok", a=str(ra.get("input", na)),
                                                          b=str(rb.get("input", nb)), a_report=na, b_report=nb, **counts,
                                                          n_boot=n_boot, seed=seed), indent=1))

@@ -178,11 +178,18 @@ def test_report_page_counts_malformed_records(tmp_path, monkeypatch):
     assert f"Look inside each of its 1 items" in md and f"{len(BAD_RECORDS)} malformed records skipped" in md
     _assert_markdown_is_text_only(md)
     explorer = (src / "_extra" / "reports" / "hostile" / "explorer.html").read_text()
-    assert f"{len(BAD_RECORDS)} malformed records skipped" in explorer and explorer.count("<section id=") == 1
-    tags = _tags(explorer).tags
+    assert f"{len(BAD_RECORDS)} malformed records skipped" in explorer and explorer.count('<section id="item-') == 1
+    p = _tags(explorer)
+    tags = p.tags
     assert {t for t, _ in tags} <= {"html", "head", "meta", "link", "title", "style", "body", "nav", "b", "a", "main", "p", "section",
-                                    "div", "h3", "h4", "dl", "dt", "dd", "table", "tr", "th", "td", "details", "summary", "pre"}
+                                    "div", "h3", "h4", "dl", "dt", "dd", "table", "tr", "th", "td", "details", "summary", "pre",
+                                    "script", "input", "figure", "img", "figcaption"}
     assert not [a for _, a in tags for k in a if k.startswith("on")] and '<script>alert("ri-xss")' not in explorer
+    # the explorer's own scripts only: MathJax's configuration, the site's MathJax.js, the filter box
+    assert [a.get("src") for t, a in tags if t == "script"] == [None, "../../_static/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full", None]
+    assert len(p.scripts) == 2 and not [s for s in p.scripts if "alert" in s or "ri-xss" in s]
+    assert [a["src"] for t, a in tags if t == "img"] == ["figures/f" + build._slug(FN) + ".png"]   # the figure copied beside it
+    assert (src / "_extra" / "reports" / "hostile" / "figures" / ("f" + build._slug(FN) + ".png")).is_file()
 
 
 @pytest.mark.timeout(120)

@@ -42,7 +42,7 @@ def test_ri_view_skips_and_counts_a_malformed_record(tmp_path, case):
     assert cli.main(["view", "toy", "--no-open", "--reports-dir", str(tmp_path)]) == 0
     page = (d / "explorer.html").read_text()
     assert "1 malformed record skipped: items.jsonl:2: " in page
-    assert page.count("<section id=") == 1 and "a good item" in page
+    assert page.count('<section id="item-') == 1 and "a good item" in page
     items, problems = load_items(d)
     assert [it["id"] for it in items] == ["ok"] and len(problems) == 1
     assert "1 malformed record skipped" in Explorer("toy", reports_dir=tmp_path).status.value

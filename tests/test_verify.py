@@ -91,11 +91,9 @@ HOSTILE = ["1+" * 60_000 + "1 = 2", "(" * 5000 + "1" + ")" * 5000 + " = 1", "9" 
 @pytest.mark.parametrize("i", range(len(HOSTILE)))
 def test_hostile_inputs_finish_without_raising(i):
     h = HOSTILE[i]
-    t0 = time.perf_counter()
-    c = check_step(h)
+    c = check_step(h)              # a hang guard only (the timeout above); speed is measured in benchmarks/fuzz_parsers.py
     number_support(h[:5000], [h])
     answer_consistency([h, h])
-    assert time.perf_counter() - t0 < 5, f"input {i} took {time.perf_counter() - t0:.1f} s"
     assert c.n_checkable + c.n_skipped + c.n_unparsed >= len(c.statements)
     if len(h) > MAX_STEP_CHARS: assert "step_truncated" in [p.kind for p in c.problems]
 
