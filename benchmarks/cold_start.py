@@ -33,7 +33,7 @@ def run(cmd, cwd, env, log):
 
 def experiments(clone, env, log):
     "Run the quick profile through the clone's own runner; per-experiment walls."
-    code = ("import json; from reasoning_integrity.runner import reproduce; "
+    code = ("import json; from reasoning_integrity.run.runner import reproduce; "
             "r = reproduce(profile='quick', progress=False); "
             "print('RESULT', json.dumps(dict(zip(r.name, r.wall_s)))); "
             "raise SystemExit(0 if (r.status == 'ok').all() else 1)")

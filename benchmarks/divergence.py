@@ -20,7 +20,7 @@ line (the speed-up) says `ok` only when both targets are met. Results are in ben
 """
 import argparse, math, time
 import numpy as np
-from reasoning_integrity.metrics.divergence import align_dtw, cosine_delta, dtw_batch
+from reasoning_integrity.lines.trajectory.divergence import align_dtw, cosine_delta, dtw_batch
 
 
 def python_divergence(E1, E2):

@@ -13,7 +13,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np
 import torch
 
-from reasoning_integrity.data import data_path
+from reasoning_integrity.core.data import data_path
 from reasoning_integrity.models.embed import Embedder
 
 

@@ -18,14 +18,14 @@ import argparse, dataclasses, glob, json, math, os, random, re, signal, statisti
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("RI_DATA_DIR", os.path.join(ROOT, "..", "shared", "data"))
 import pandas as pd
-from reasoning_integrity.metrics.verify import check_step, number_support
-from reasoning_integrity.core import parse_trajectory, example_trajectory_json, BeliefState, state_json
-from reasoning_integrity.metrics.ptp import (read_program, parse_trace, check_steps, extract_ptp_answer, extract_cot_answer,
+from reasoning_integrity.signals.verify import check_step, number_support
+from reasoning_integrity.lines.trajectory.types import parse_trajectory, example_trajectory_json, BeliefState, state_json
+from reasoning_integrity.lines.ptp.traces import (read_program, parse_trace, check_steps, extract_ptp_answer, extract_cot_answer,
                                              extract_direct_answer, normalize_target, normalize_answer, is_correct)
-from reasoning_integrity.protocols.critic import (parse_section_list, parse_first_error, parse_delta_official,
+from reasoning_integrity.lines.long_cot.critic import (parse_section_list, parse_first_error, parse_delta_official,
                                                   read_delta_answer, parse_pb_official, read_pb_answer)
-from reasoning_integrity.protocols.scos import extract_chain, format_chain
-from reasoning_integrity.datasets.rep_tasks import check_answer, answer_matches, rep_problems
+from reasoning_integrity.lines.alignment.scos import extract_chain, format_chain
+from reasoning_integrity.lines.trajectory.tasks import check_answer, answer_matches, rep_problems
 
 HANG_S, KILL_S = 2.0, 30
 CANARY_DIR = os.path.join(tempfile.gettempdir(), "ri_fuzz_canary")   # a fixed name: the payloads are the same text in every run
@@ -43,7 +43,7 @@ def load_real(notes):
     "Real outputs per parser family: lists of (text, context)."
     R = {}
     try:
-        from reasoning_integrity.datasets.ptp_logs import load_tune_logs
+        from reasoning_integrity.lines.ptp.logs import load_tune_logs
         R["ptp"] = [(e.output, prog) for lg in load_tune_logs().values() for prog in [read_program(lg.program)]
                     for e in lg.examples]
         R["ptp_answers"] = [(e.output, e.target) for _, lg in load_tune_logs().items() for e in lg.examples]

@@ -26,9 +26,9 @@ def main():
     a = ap.parse_args()
     from llama_cpp import LlamaGrammar
     from reasoning_integrity.models.llm import get_llm
-    from reasoning_integrity.datasets.rep_tasks import rep_problems
-    from reasoning_integrity.protocols.rep import run_rep, RepConfig
-    from reasoning_integrity.core import SCHEMAS
+    from reasoning_integrity.lines.trajectory.tasks import rep_problems
+    from reasoning_integrity.lines.trajectory.protocol import run_rep, RepConfig
+    from reasoning_integrity.lines.trajectory.types import SCHEMAS
     load0 = os.getloadavg()[0]
     from reasoning_integrity.models.llamacpp import LlamaCppBackend
     llm = get_llm("llamacpp:gemma3-270m", cache=None)

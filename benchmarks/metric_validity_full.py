@@ -39,7 +39,7 @@ def run(cache: Path, out: Path, n_pb: int | None) -> dict:
     env.setdefault("RI_DATA_DIR", str((ROOT.parent / "shared" / "data").resolve()))
     before = dict(nli=_rows(cache / "nli/nli.sqlite", "nli"), emb=_rows(cache / "embeddings/embeddings.sqlite", "emb"),
                   llm=_rows(cache / "llm/responses.sqlite", "responses"))
-    cmd = [sys.executable, "-m", "reasoning_integrity.cli", "reproduce", "metric_validity", "--profile", "full",
+    cmd = [sys.executable, "-m", "reasoning_integrity.run.cli", "reproduce", "metric_validity", "--profile", "full",
            "--reports-dir", str(out), "--no-progress", *(["-p", f"pb_per_subset={n_pb // 4}"] if n_pb else [])]
     l0, t0 = _load(), time.perf_counter()
     r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)

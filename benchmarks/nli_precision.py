@@ -34,8 +34,8 @@ TARGET = 1.5
 
 def step_pairs(n):
     "The (premise, hypothesis) pairs `nli_contradiction` scores for the first ProcessBench solutions."
-    from reasoning_integrity.protocols.labelled import processbench_chains
-    from reasoning_integrity.protocols.section_scorers import NLIContradictionScorer
+    from reasoning_integrity.signals.labelled import processbench_chains
+    from reasoning_integrity.lines.long_cot.section_scorers import NLIContradictionScorer
     chains, _ = processbench_chains(n_per_subset=10, seed=0)
     grab = []
     class _Grab:
@@ -85,7 +85,7 @@ def main(argv=None):
               f"[{m - 1.96 * se:+.2f}, {m + 1.96 * se:+.2f}] points, discordant {b} vs {c}, McNemar p {pval:.3f}")
         worst = max(worst, -m)
     from reasoning_integrity.models.embed import Embedder
-    from reasoning_integrity.protocols.labelled import processbench_chains
+    from reasoning_integrity.signals.labelled import processbench_chains
     cs, _ = processbench_chains(n_per_subset=40, seed=0)
     texts = list(dict.fromkeys(s for c in cs for s in c.steps))[:800]
     emb = {p: Embedder(cache=False, precision=p) for p in ("fp32", "bf16")}

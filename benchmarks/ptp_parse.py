@@ -5,8 +5,8 @@ Also reported, not targeted: `check_steps` (syntax via ast.literal_eval, types v
 """
 import os, time
 os.environ.setdefault("RI_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
-from reasoning_integrity.datasets.ptp_logs import load_tune_logs
-from reasoning_integrity.metrics.ptp import read_program, parse_trace, check_steps
+from reasoning_integrity.lines.ptp.logs import load_tune_logs
+from reasoning_integrity.lines.ptp.traces import read_program, parse_trace, check_steps
 
 logs = load_tune_logs()
 items = [(read_program(lg.program), e.output) for lg in logs.values() for e in lg.examples]

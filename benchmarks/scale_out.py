@@ -44,7 +44,7 @@ def nli_model():
 
 def bench_nli(n_pairs):
     import ray, torch
-    from reasoning_integrity.executor import RayExecutor
+    from reasoning_integrity.core.executor import RayExecutor
     from reasoning_integrity.models.nli import NLIScorer
     model, what = nli_model()
     P, H = _pairs(n_pairs)
@@ -94,8 +94,8 @@ def bench_llm(n, latency, per):
 
 def pairs_per_chain():
     "NLI pairs `ChainScorer` asks for per (reference, chain) item, on the logged ScienceQA chains (a counting scorer)."
-    from reasoning_integrity.metrics.divergence import hashing_embedder
-    from reasoning_integrity.protocols.scos import ChainScorer
+    from reasoning_integrity.lines.trajectory.divergence import hashing_embedder
+    from reasoning_integrity.lines.alignment.scos import ChainScorer
     class Count:
         n = 0
         def predict(self, p, h, progress=False): Count.n += len(p); return np.full((len(p), 3), 1 / 3)

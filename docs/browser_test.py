@@ -157,7 +157,7 @@ def check_site(site:Path, shots:bool=True)->list[str]:
             rel = p.relative_to(site).as_posix()
             url = urljoin(base, rel)
             d.get(url)
-            if p.name == "explorer.html":  # a report's item explorer (reasoning_integrity.explore): model text, the site's MathJax
+            if p.name == "explorer.html":  # a report's item explorer (reasoning_integrity.run.explore): model text, the site's MathJax
                 fails += _check_explorer(d, rel)
                 if shots: d.save_screenshot(str(shot_dir / (rel.replace("/", "__") + ".png")))
                 continue

@@ -241,7 +241,7 @@ def _drop_widgets(nb)->None:
 
 def _run_record(d:Path)->tuple[dict, str]:
     "A report's run.json as a dict, and what was wrong with it ('' when nothing)."
-    from reasoning_integrity.explore import MAX_DEPTH, json_depth
+    from reasoning_integrity.run.explore import MAX_DEPTH, json_depth
     try:
         text = (d / "run.json").read_text(errors="replace")
         if json_depth(text) > 2 * MAX_DEPTH: return {}, f"run.json nests deeper than {2 * MAX_DEPTH} levels"
@@ -286,7 +286,7 @@ def report_page(d:Path, max_rows:int, page:Path, extra:Path, kind:str="quick")->
             has_nb = False
             L.append(_raw(f"<p><em>The executed notebook could not be read ({_h(type(e).__name__)}).</em></p>"))
     if any(p.is_file() for p in (d / "records").glob("*.jsonl")):  # the per-item explorer, as a static page beside the report's
-        from reasoning_integrity.explore import MATHJAX_QUERY, load_items, skipped, write_html
+        from reasoning_integrity.run.explore import MATHJAX_QUERY, load_items, skipped, write_html
         items, problems = load_items(d)
         # explorer.html sits at <site>/<prefix>/<name>/ (html_extra_path): the site's MathJax is `depth` folders up, and the
         # report's figures are copied beside it under safe names (as for this page), so its relative links resolve

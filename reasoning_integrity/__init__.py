@@ -4,9 +4,9 @@ __version__ = "0.1.0"
 #   ri.score_chain(["2+3=5", "5*4=20", "so the answer is 20"], question="What is (2+3)*4?")
 #   ri.compare_chains(a, b); ri.llm("openai:gpt-4o-mini")
 #   a = ri.score_log("logs/run-a.eval"); b = ri.score_log("logs/run-b.eval"); ri.compare_runs(a, b)
-_API = {"score_chain": "api", "compare_chains": "api", "ChainScore": "api", "ChainComparison": "api",
-        "score_log": "score", "compare_runs": "score", "ScoredRun": "score", "RunComparison": "score",
-        "read_log": "readers", "segment": "segment"}
+_API = {"score_chain": "run.api", "compare_chains": "run.api", "ChainScore": "run.api", "ChainComparison": "run.api",
+        "score_log": "logs.score", "compare_runs": "logs.score", "ScoredRun": "logs.score", "RunComparison": "logs.score",
+        "read_log": "logs.readers", "segment": "logs.segment"}
 
 
 def __getattr__(name):

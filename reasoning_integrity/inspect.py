@@ -30,9 +30,9 @@ def score_completion(text:str,  # the model's final message (untrusted)
                      answer:str|None=None,  # the final answer, if another scorer extracted it
                     )->tuple[dict, dict, str]:
     "(value, metadata, explanation) of one completion: chain values, per-step values and steps, a one-line summary."
-    from reasoning_integrity.chains import Chain
-    from reasoning_integrity.segment import segment
-    from reasoning_integrity.protocols.signals import SIGNALS, Scorers, compute_signals, values_by_chain
+    from reasoning_integrity.signals.chains import Chain
+    from reasoning_integrity.logs.segment import segment
+    from reasoning_integrity.signals.registry import SIGNALS, Scorers, compute_signals, values_by_chain
     seg = segment(text or "", segment_rule)
     value = {n: None for n in names}
     meta = dict(segmentation=seg.rule, steps=seg.steps, step_signals={}, most_suspicious_step={},
@@ -79,9 +79,9 @@ if HAVE_INSPECT:
 
         Args:
            signals: signal names (a list, or comma-separated as `-S signals=a,b` gives them); default `INSPECT_SIGNALS`.
-           segment: step rule (`reasoning_integrity.segment`): auto, paragraphs, lines, sentences, steps, ptp.
+           segment: step rule (`reasoning_integrity.logs.segment`): auto, paragraphs, lines, sentences, steps, ptp.
         """
-        from reasoning_integrity.protocols.signals import SIGNALS, Scorers
+        from reasoning_integrity.signals.registry import SIGNALS, Scorers
         names = list(INSPECT_SIGNALS) if signals is None else [s.strip() for s in (signals.split(",") if isinstance(signals, str) else signals) if s.strip()]
         unknown = [n for n in names if n not in SIGNALS]
         if unknown: raise ValueError(f"unknown signal(s) {unknown}; registered: {', '.join(sorted(SIGNALS))}")

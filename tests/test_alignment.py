@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from reasoning_integrity.metrics.alignment import (semantic_entropy, entropy_pairs, entropy_matrix, ssd,
+from reasoning_integrity.lines.alignment.score import (semantic_entropy, entropy_pairs, entropy_matrix, ssd,
     alignment_score, align_chain, model_pairs, dtw_matches, redundant_reasoning, thematic_shift, scos_select,
     sc_cot_select)
-from reasoning_integrity.protocols.scos import extract_chain, format_chain, ChainScorer, OverlapNLI
+from reasoning_integrity.lines.alignment.scos import extract_chain, format_chain, ChainScorer
+from reasoning_integrity.models.doubles import OverlapNLI
 
 probs = st.lists(st.floats(0, 1), min_size=3, max_size=3).filter(lambda p: sum(p) > 1e-3).map(lambda p: np.array(p) / sum(p))
 
@@ -115,7 +116,7 @@ def test_warm_rescore_makes_no_forward_pass(tmp_path):
 
 def test_decompose_recovers_coefficients_and_keeps_unused_terms():
     import pandas as pd
-    from reasoning_integrity.metrics.alignment import decompose
+    from reasoning_integrity.lines.alignment.score import decompose
     rng = np.random.default_rng(1)
     n = 300
     df = pd.DataFrame(dict(LD=rng.integers(0, 2, n), TS=rng.integers(0, 4, n), RR=0, CR=rng.integers(0, 2, n)))

@@ -6,7 +6,7 @@ file, zeros, random bytes, another program's database, even one with a `response
 Point 8: a damaged page inside a response, embedding or NLI cache is one `CacheCorrupt` naming the file and the fix,
 never a bare `sqlite3.DatabaseError`, and `ri cache info` exits non-zero on it (it reads every page first).
 
-Everything runs in-process through `reasoning_integrity.cli.main`, on files made in `tmp_path`.
+Everything runs in-process through `reasoning_integrity.run.cli.main`, on files made in `tmp_path`.
 """
 import hashlib, io, json, random, sqlite3, warnings
 from contextlib import redirect_stderr, redirect_stdout
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reasoning_integrity.cli import main as ri
+from reasoning_integrity.run.cli import main as ri
 from reasoning_integrity.models.cache import ArrayStore, Cache, CacheCorrupt, CacheError
 from reasoning_integrity.models.llm import LLM, Backend, Request, Result
 

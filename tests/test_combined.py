@@ -1,4 +1,4 @@
-"""The `combined` signal (protocols.combined): grouped folds never share a problem, a step's value never depends on its
+"""The `combined` signal (signals.combined): grouped folds never share a problem, a step's value never depends on its
 own problem's labels, the permuted-label control is at chance, and the model is registered, recorded and reused —
 on constructed data with known answers and on a real ProcessBench sample with model-free features."""
 import dataclasses, os
@@ -6,11 +6,11 @@ import dataclasses, os
 import numpy as np
 import pytest
 
-from reasoning_integrity.chains import Chain
-from reasoning_integrity.metrics.validity import _oof_logit, auroc, normal_scores
-from reasoning_integrity.protocols.signals import SIGNALS, Scorers, compute_signals, signal
-from reasoning_integrity.protocols.validity import problem_of
-import reasoning_integrity.protocols.combined as cb
+from reasoning_integrity.signals.chains import Chain
+from reasoning_integrity.signals.metrics import _oof_logit, auroc, normal_scores
+from reasoning_integrity.signals.registry import SIGNALS, Scorers, compute_signals, signal
+from reasoning_integrity.signals.validity import problem_of
+import reasoning_integrity.signals.combined as cb
 
 TASKS = {"toy": dict(step="first_error", chain="has_error")}
 
@@ -102,7 +102,7 @@ def test_missing_values_imputed_with_indicator():
 
 
 def test_registered_signal_reuses_its_model_for_perturbed_and_new_chains(monkeypatch):
-    from reasoning_integrity.protocols import validity
+    from reasoning_integrity.signals import validity
     monkeypatch.setitem(validity.TASKS, "toy", TASKS["toy"])
     s = SIGNALS["combined"]
     assert (s.level, s.higher, s.family) == ("step", "wrong", "learned") and "learned" in s.description
@@ -134,7 +134,7 @@ def test_registered_signal_reuses_its_model_for_perturbed_and_new_chains(monkeyp
 def test_processbench_sample_model_free_features():
     "A real ProcessBench sample (30 solutions per subset), model-free features: above chance, permuted at chance."
     if not os.environ.get("RI_DATA_DIR"): pytest.skip("RI_DATA_DIR not set")
-    from reasoning_integrity.protocols.labelled import processbench_chains
+    from reasoning_integrity.signals.labelled import processbench_chains
     pb, _ = processbench_chains(n_per_subset=30, seed=0)
     ctl = cb.permuted_control(pb, Scorers(), n_perm=20)
     r = ctl.iloc[0]

@@ -8,7 +8,8 @@ import pytest
 
 from hypothesis import given, settings, strategies as st
 
-from reasoning_integrity.core import BeliefState, Trajectory, parse_trajectory, ParseProblem, TRAJECTORY_SCHEMA, MAX_VALUES
+from reasoning_integrity.core.text import ParseProblem, MAX_VALUES
+from reasoning_integrity.lines.trajectory.types import BeliefState, Trajectory, parse_trajectory, TRAJECTORY_SCHEMA
 
 words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12)
 
@@ -41,7 +42,7 @@ def test_parse_never_raises_on_json(value, key):
 
 
 def _distinct(xs):
-    from reasoning_integrity.core import normalize_text
+    from reasoning_integrity.core.text import normalize_text
     seen, out = set(), []
     for x in xs:
         k = normalize_text(x)

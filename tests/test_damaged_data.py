@@ -3,7 +3,7 @@ each loader is pointed (through RI_DATA_DIR) at a copy of the real data with one
 import os, shutil, subprocess, sys
 from pathlib import Path
 import pytest
-from reasoning_integrity.data import DataFileDamaged
+from reasoning_integrity.core.data import DataFileDamaged
 
 SHARED = Path(os.environ.get("RI_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"))
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,7 +19,7 @@ def _cut_copy(tmp_path, rel):
 
 
 def test_bbh_truncated_file_is_named(tmp_path, monkeypatch):
-    from reasoning_integrity.datasets.bbh import load_bbh, load_codex
+    from reasoning_integrity.lines.ptp.bbh import load_bbh, load_codex
     dst = _cut_copy(tmp_path, "bbh/bbh/navigate.json")
     monkeypatch.setenv("RI_DATA_DIR", str(tmp_path))
     with pytest.raises(DataFileDamaged, match="navigate.json"): load_bbh("navigate")
@@ -28,7 +28,7 @@ def test_bbh_truncated_file_is_named(tmp_path, monkeypatch):
 
 
 def test_processbench_truncated_subset_is_an_error_not_a_dropped_subset(tmp_path, monkeypatch):
-    from reasoning_integrity.datasets.processbench import load_processbench
+    from reasoning_integrity.lines.long_cot.processbench import load_processbench
     for sub in ("gsm8k", "math"):
         src = SHARED / f"processbench/dataset/{sub}.json"
         if not src.exists(): pytest.skip("no ProcessBench data")
@@ -41,7 +41,7 @@ def test_processbench_truncated_subset_is_an_error_not_a_dropped_subset(tmp_path
 
 
 def test_deltabench_truncated_file_is_named_by_the_loader_and_the_experiment(tmp_path):
-    from reasoning_integrity.datasets.deltabench import load_deltabench, DELTABENCH_SAMPLE
+    from reasoning_integrity.lines.long_cot.deltabench import load_deltabench, DELTABENCH_SAMPLE
     dst = _cut_copy(tmp_path, DELTABENCH_SAMPLE)
     with pytest.raises(DataFileDamaged, match="Deltabench_v1_first10"): load_deltabench(dst)
     pytest.importorskip("papermill")
@@ -54,7 +54,7 @@ def test_deltabench_truncated_file_is_named_by_the_loader_and_the_experiment(tmp
 
 
 def test_scienceqa_names_a_damaged_file(tmp_path, monkeypatch):
-    from reasoning_integrity.datasets import scienceqa
+    from reasoning_integrity.lines.alignment import scienceqa
     rel = next((p.relative_to(SHARED).as_posix() for p in sorted((SHARED / "scienceqa").rglob("*.json"))), None) \
         if (SHARED / "scienceqa").exists() else None
     if rel is None: pytest.skip("no ScienceQA data")

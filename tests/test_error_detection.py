@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from reasoning_integrity.metrics.error_detection import (sample_prf, detection_scores, drop_beyond_max, zscore_predict,
+from reasoning_integrity.lines.long_cot.metrics import (sample_prf, detection_scores, drop_beyond_max, zscore_predict,
                                                         zscore_threshold, hit_rate_at_k, processbench_scores,
                                                         first_below, best_f1_threshold)
-from reasoning_integrity.protocols.critic import parse_section_list, parse_first_error
-from reasoning_integrity.datasets.deltabench import load_deltabench, section_stats, DeltaSample
+from reasoning_integrity.lines.long_cot.critic import parse_section_list, parse_first_error
+from reasoning_integrity.lines.long_cot.deltabench import load_deltabench, section_stats, DeltaSample
 
 
 # --- per-sample and aggregate F1 on constructed predictions -------------------------------------------------------
@@ -133,8 +133,8 @@ def test_loader_jsonl_and_list_forms(tmp_path):
     assert va.kind.tolist() == ["invalid_json"] and not va.kept.any() and len(vb) == 0
 
 def test_real_sample_and_stats():
-    pytest.importorskip("reasoning_integrity.data")
-    from reasoning_integrity.data import DataNotFound
+    pytest.importorskip("reasoning_integrity.core.data")
+    from reasoning_integrity.core.data import DataNotFound
     try: S, V = load_deltabench("sample")
     except DataNotFound: pytest.skip("DeltaBench sample not available (set RI_DATA_DIR)")
     assert len(S) == 10 and V.kind.tolist() == ["count_mismatch"]
@@ -145,8 +145,8 @@ def test_real_sample_and_stats():
 
 def test_full_source_downloads_from_known_url(tmp_path, monkeypatch):
     "source='full' goes through data_path with the canonical URL of data.KNOWN_URLS (download simulated, no network)."
-    import reasoning_integrity.data as D
-    from reasoning_integrity.datasets.deltabench import resolve_deltabench, DELTABENCH_FULL, DELTABENCH_URL
+    import reasoning_integrity.core.data as D
+    from reasoning_integrity.lines.long_cot.deltabench import resolve_deltabench, DELTABENCH_FULL, DELTABENCH_URL
     assert DELTABENCH_URL == D.KNOWN_URLS[DELTABENCH_FULL]
     monkeypatch.setenv("RI_DATA_DIR", str(tmp_path / "empty")); monkeypatch.setenv("RI_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(D, "REPO_ROOT", tmp_path / "norepo")

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("papermill"); pytest.importorskip("torch")
-from reasoning_integrity.data import data_path
+from reasoning_integrity.core.data import data_path
 from reasoning_integrity.models.prm import tiny_prm
-from reasoning_integrity.metrics.error_detection import detection_scores, processbench_scores, hit_rate_at_k
+from reasoning_integrity.lines.long_cot.metrics import detection_scores, processbench_scores, hit_rate_at_k
 
 ROOT = Path(__file__).resolve().parents[1]
 

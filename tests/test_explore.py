@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from reasoning_integrity.explore import Explorer, available_reports, item_html, load_items, report_html
-from reasoning_integrity.runner import experiment_paths, reproduce
+from reasoning_integrity.run.explore import Explorer, available_reports, item_html, load_items, report_html
+from reasoning_integrity.run.runner import experiment_paths, reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = sorted(experiment_paths(ROOT))
@@ -73,8 +73,8 @@ import runpy
 from html.parser import HTMLParser
 from urllib.parse import quote
 
-from reasoning_integrity.explore import MATHJAX_CONFIG, MATHJAX_QUERY, local_mathjax, serve, write_html
-from reasoning_integrity.report import Report
+from reasoning_integrity.run.explore import MATHJAX_CONFIG, MATHJAX_QUERY, local_mathjax, serve, write_html
+from reasoning_integrity.run.report import Report
 
 PB = ROOT / "reports" / "processbench"
 MJ_URL = "../../_static/mathjax/MathJax.js" + MATHJAX_QUERY
@@ -285,7 +285,7 @@ def test_ri_view_serve_on_loopback():
     "`ri view NAME --serve --port 0` serves the report's explorer on 127.0.0.1 until stopped, as `inspect view` does."
     import subprocess, sys, urllib.request
     root = Path(__file__).resolve().parents[1]
-    p = subprocess.Popen([sys.executable, "-m", "reasoning_integrity.cli", "view", "processbench", "--serve", "--port", "0",
+    p = subprocess.Popen([sys.executable, "-m", "reasoning_integrity.run.cli", "view", "processbench", "--serve", "--port", "0",
                           "--no-open", "--root", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = p.stdout.readline()
@@ -297,6 +297,6 @@ def test_ri_view_serve_on_loopback():
         assert 'id="ri-filter"' in page and "<section id=\"item-" in page
     finally:
         p.terminate(); p.wait(timeout=30)
-    rc = subprocess.run([sys.executable, "-m", "reasoning_integrity.cli", "view", "processbench", "--serve", "--port", "-5",
+    rc = subprocess.run([sys.executable, "-m", "reasoning_integrity.run.cli", "view", "processbench", "--serve", "--port", "-5",
                          "--no-open", "--root", str(root)], capture_output=True, text=True, timeout=60)
     assert rc.returncode == 2 and "cannot serve" in rc.stderr, rc.stderr

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st, example
 
-from reasoning_integrity import cli
-from reasoning_integrity.explore import Explorer, item_html, load_items
-from reasoning_integrity.report import _redact, check_item
+from reasoning_integrity.run import cli
+from reasoning_integrity.run.explore import Explorer, item_html, load_items
+from reasoning_integrity.run.report import _redact, check_item
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = {"id": "ok", "title": "a good item", "steps": ["2+3=5"], "step_signals": {"s": [0.5]}}

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not (FULL / "run.json").is_file(), reason="no fu
 
 def _processbench():
     "Every ProcessBench solution from the data files, as (subset, steps, label) with label -1 for a correct one."
-    from reasoning_integrity.data import data_path
+    from reasoning_integrity.core.data import data_path
     rows = []
     for sub in ("gsm8k", "math", "olympiadbench", "omnimath"):
         for d in json.loads(data_path(f"processbench/dataset/{sub}.json").read_text()):
@@ -74,7 +74,7 @@ def test_verifier_table_counts_and_wilson_intervals():
     "verifier_precision_recall: counts add up over subsets, the steps are the first-error rule's, intervals are Wilson's."
     from scipy.stats import norm
     from statsmodels.stats.proportion import proportion_confint
-    ALPHA = 2 * norm.sf(1.96)                    # `metrics.verify.wilson` uses z = 1.96 (not 1.95996...)
+    ALPHA = 2 * norm.sf(1.96)                    # `signals.verify.wilson` uses z = 1.96 (not 1.95996...)
     T = pd.read_csv(FULL / "tables" / "verifier_precision_recall.csv").set_index("subset")
     subs = ["gsm8k", "math", "olympiadbench", "omnimath"]
     assert set(subs) | {"all"} == set(T.index)

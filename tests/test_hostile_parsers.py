@@ -10,13 +10,14 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, HealthCheck, strategies as st
 
-from reasoning_integrity.core import parse_trajectory, example_trajectory_json, MAX_CHARS
-from reasoning_integrity.metrics.ptp import (read_program, parse_trace, check_steps, extract_ptp_answer, extract_cot_answer,
+from reasoning_integrity.core.text import MAX_CHARS
+from reasoning_integrity.lines.trajectory.types import parse_trajectory, example_trajectory_json
+from reasoning_integrity.lines.ptp.traces import (read_program, parse_trace, check_steps, extract_ptp_answer, extract_cot_answer,
                                              extract_direct_answer, normalize_target, normalize_answer, is_correct)
-from reasoning_integrity.protocols.critic import (parse_section_list, parse_first_error, parse_delta_official,
+from reasoning_integrity.lines.long_cot.critic import (parse_section_list, parse_first_error, parse_delta_official,
                                                   read_delta_answer, parse_pb_official, read_pb_answer)
-from reasoning_integrity.protocols.scos import extract_chain, format_chain
-from reasoning_integrity.datasets.rep_tasks import check_answer, answer_matches
+from reasoning_integrity.lines.alignment.scos import extract_chain, format_chain
+from reasoning_integrity.lines.trajectory.tasks import check_answer, answer_matches
 
 CANARY = os.path.join(tempfile.gettempdir(), "ri_hostile_canary")
 PAYLOADS = [f"__import__('os').system('touch {CANARY}')", f"open('{CANARY}', 'w').write('x')",

@@ -18,11 +18,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reasoning_integrity import cli
-from reasoning_integrity.runner import reproduce, ReportBusy, ReportRefused
+from reasoning_integrity.run import cli
+from reasoning_integrity.run.runner import reproduce, ReportBusy, ReportRefused
 
 ROOT = Path(__file__).resolve().parents[1]
-RI = [sys.executable, "-m", "reasoning_integrity.cli"]
+RI = [sys.executable, "-m", "reasoning_integrity.run.cli"]
 pytestmark = pytest.mark.timeout(300)
 
 INJECTIONS = [  # the issue's payloads: each would write PWNED where papermill wrote the value as code
@@ -47,7 +47,7 @@ def _digest(d: Path) -> dict:
 
 
 SLOW = '''import time, pandas as pd
-from reasoning_integrity.report import Report
+from reasoning_integrity.run.report import Report
 rep = Report(report_dir)
 rep.table(pd.DataFrame({"tag": [tag]}), "t")
 time.sleep(pause)
@@ -84,7 +84,7 @@ def test_parameter_values_never_become_code(tmp_path, item):
 
 def test_run_experiment_refuses_what_reproduce_did_not_check(repo):
     "Even `strict=False` (no declared-kind check) never injects a value that is not plain."
-    from reasoning_integrity.runner import run_experiment
+    from reasoning_integrity.run.runner import run_experiment
     with pytest.raises(ValueError, match="a tuple"):
         run_experiment(repo / "nbs/experiments/slow.ipynb", repo / "reports/slow",
                        {"tag": ('"; import os; open("PWNED", "w").close(); x = "',)}, root=repo, strict=False, progress=False)
@@ -175,7 +175,7 @@ def test_ri_works_on_the_checkout_you_stand_in(repo):
                     ignore=shutil.ignore_patterns("__pycache__"))
     _nb(repo / "nbs/experiments/where.ipynb",
         ('profile = "quick"\nreport_dir = "reports/where"', ["parameters"]),
-        ('import pandas as pd, reasoning_integrity\nfrom reasoning_integrity.report import Report\nrep = Report(report_dir)\n'
+        ('import pandas as pd, reasoning_integrity\nfrom reasoning_integrity.run.report import Report\nrep = Report(report_dir)\n'
          'rep.table(pd.DataFrame({"lib": [reasoning_integrity.__file__]}), "lib")\nrep.finish()', []))
     before = sorted(p.name for p in (ROOT / "reports").iterdir())
     r = _ri("reproduce", "where", "--no-progress", cwd=repo / "nbs")   # from inside the second checkout

@@ -1,18 +1,18 @@
 """Incremental validity over length and position, power, multiplicity, split-half first-error F1 and the length-adjusted
-perturbation effect (metrics.validity, protocols.validity), on constructed data with known answers."""
+perturbation effect (signals.metrics, signals.validity), on constructed data with known answers."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from scipy.stats import norm
 
-from reasoning_integrity.metrics.validity import (auroc, fold_auroc, grouped_folds, incremental_auroc, oof_logistic,
+from reasoning_integrity.signals.metrics import (auroc, fold_auroc, grouped_folds, incremental_auroc, oof_logistic,
                                                   min_detectable_auroc_diff, hanley_mcneil_var, holm_sidak,
                                                   holm_sidak_levels, bootstrap_p, bootstrap_lower_bound, split_half_f1,
                                                   split_halves, tune_threshold, length_adjusted_change)
-from reasoning_integrity.metrics.error_detection import best_f1_threshold, processbench_scores
-from reasoning_integrity.chains import Chain
-from reasoning_integrity.protocols.signals import SIGNALS, signal, compute_signals
-from reasoning_integrity.protocols.validity import (signal_validity, baseline_comparison, perturbation_sensitivity,
+from reasoning_integrity.lines.long_cot.metrics import best_f1_threshold, processbench_scores
+from reasoning_integrity.signals.chains import Chain
+from reasoning_integrity.signals.registry import SIGNALS, signal, compute_signals
+from reasoning_integrity.signals.validity import (signal_validity, baseline_comparison, perturbation_sensitivity,
                                                     incremental_validity, published_processbench_f1, VALIDITY_COLUMNS,
                                                     PERTURBATION_COLUMNS)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from reasoning_integrity.cli import main
-from reasoning_integrity.datasets.bbh import BBH_TASKS, PTP_TASKS
+from reasoning_integrity.run.cli import main
+from reasoning_integrity.lines.ptp.bbh import BBH_TASKS, PTP_TASKS
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.timeout(600)

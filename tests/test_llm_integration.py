@@ -9,7 +9,7 @@ import json, subprocess, sys
 
 import pytest
 
-from reasoning_integrity.core import BELIEF_STATE_SCHEMA, parse_trajectory
+from reasoning_integrity.lines.trajectory.types import BELIEF_STATE_SCHEMA, parse_trajectory
 from reasoning_integrity.models.llamacpp import bounded_schema, gemma3_270m_gguf
 from reasoning_integrity.models.llm import Request, get_llm
 from llama_server import llama_server as start_server

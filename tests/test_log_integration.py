@@ -22,7 +22,7 @@ CHEAP = "length,position,verified_computation,computation_error,answer_consisten
 
 
 def _ri(*args, cwd, timeout=600):
-    return subprocess.run([sys.executable, "-m", "reasoning_integrity.cli", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "reasoning_integrity.run.cli", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, env={**os.environ, "TOKENIZERS_PARALLELISM": "false"})
 
 
@@ -192,7 +192,7 @@ def test_100mb_log_streamed(tmp_path):
     small = tmp_path / "small.jsonl"
     with open(big) as f, open(small, "w") as g:
         for _ in range(50): g.write(f.readline())
-    code = ("import resource, sys; from reasoning_integrity.cli import main; rc = main(sys.argv[1:]); "
+    code = ("import resource, sys; from reasoning_integrity.run.cli import main; rc = main(sys.argv[1:]); "
             "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(rc)")
     rss = {}
     for p in (small, big):

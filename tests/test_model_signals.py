@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from reasoning_integrity.chains import Chain
+from reasoning_integrity.signals.chains import Chain
 from reasoning_integrity.models.cache import Cache
 from reasoning_integrity.models.llm import LLM, Backend, EndpointError, Result
 from reasoning_integrity.models.nli import ScriptedNLI
-from reasoning_integrity.protocols.signals import SIGNALS, Scorers, compute_signals
-import reasoning_integrity.protocols.model_signals as ms
+from reasoning_integrity.signals.registry import SIGNALS, Scorers, compute_signals
+import reasoning_integrity.signals.model as ms
 
 
 class CountingNLI(ScriptedNLI):

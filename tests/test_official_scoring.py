@@ -7,8 +7,8 @@ is unlikely; each case compares every number.
 """
 import math, random, re
 import numpy as np, pandas as pd, pytest
-from reasoning_integrity.metrics.error_detection import detection_scores, processbench_scores, processbench_average
-from reasoning_integrity.protocols.critic import (read_delta_answer, parse_delta_official, parse_pb_official,
+from reasoning_integrity.lines.long_cot.metrics import detection_scores, processbench_scores, processbench_average
+from reasoning_integrity.lines.long_cot.critic import (read_delta_answer, parse_delta_official, parse_pb_official,
                                                   critic_table, pb_critic_table)
 
 N_CASES = 2500

@@ -9,7 +9,7 @@ import zlib
 import numpy as np
 import pytest
 
-from reasoning_integrity.api import compare_chains, score_chain
+from reasoning_integrity.run.api import compare_chains, score_chain
 from reasoning_integrity.models.nli import ScriptedNLI
 
 ALIGNMENT = {"alignment_score", "alignment_score_alg1", "alignment_score_gkl", "entailment_coverage", "dtw_nli",
@@ -77,8 +77,8 @@ def test_progress_bar_past_the_threshold():
 
 
 def test_compute_signals_reports_capped_chains():
-    from reasoning_integrity.chains import Chain
-    from reasoning_integrity.protocols.signals import Scorers, compute_signals
+    from reasoning_integrity.signals.chains import Chain
+    from reasoning_integrity.signals.registry import Scorers, compute_signals
     small, big = _chain(3, "a"), _chain(120, "b")
     chains = [Chain("small", small, "q", reference=small, dataset="d"), Chain("big", big, "q", reference=big, dataset="d")]
     with pytest.warns(UserWarning, match="chain 'big' needs"):

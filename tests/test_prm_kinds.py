@@ -6,8 +6,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 from reasoning_integrity.models.prm import HFPRM, PRM_KINDS, tiny_prm
-from reasoning_integrity.protocols.section_scorers import HFPRMScorer, pb_prm_table, delta_prm_rows, delta_prm_table
-from reasoning_integrity.datasets.processbench import PBSample
+from reasoning_integrity.lines.long_cot.section_scorers import HFPRMScorer, pb_prm_table, delta_prm_rows, delta_prm_table
+from reasoning_integrity.lines.long_cot.processbench import PBSample
 
 Q, S = "2 + 3 * 4 = ?", ["3 * 4 = 12", "2 + 12 = 14", "so the answer is 14"]
 

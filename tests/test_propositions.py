@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from reasoning_integrity.core import BeliefState, Trajectory
-from reasoning_integrity.metrics.divergence import (align_dtw, align_pad, composite_delta, divergence, dtw_batch,
+from reasoning_integrity.lines.trajectory.types import BeliefState, Trajectory
+from reasoning_integrity.lines.trajectory.divergence import (align_dtw, align_pad, composite_delta, divergence, dtw_batch,
                                                     hashing_embedder, kl_delta, probabilistic_delta, semantic_delta,
                                                     structural_delta)
-from reasoning_integrity.metrics.complexity import complexity, integrity_score, evaluate_trajectory
+from reasoning_integrity.lines.trajectory.complexity import complexity, integrity_score, evaluate_trajectory
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

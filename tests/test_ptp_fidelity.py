@@ -1,11 +1,11 @@
 "Issue 12: PTP counted as the paper counted: gold targets, Table 5 per trace, arity, well-formed traces, raw inputs."
 import inspect
 import numpy as np, pandas as pd, pytest
-from reasoning_integrity.datasets.ptp_logs import load_tune_logs, resolve_annotations, tune_gold, load_annotations
-from reasoning_integrity.metrics.ptp import (read_program, parse_trace, check_steps, wellformedness, is_correct,
+from reasoning_integrity.lines.ptp.logs import load_tune_logs, resolve_annotations, tune_gold, load_annotations
+from reasoning_integrity.lines.ptp.traces import (read_program, parse_trace, check_steps, wellformedness, is_correct,
                                              extract_ptp_answer)
-from reasoning_integrity.metrics.ptp_stats import js_permutation_test
-from reasoning_integrity.ptp.mocks import trace_prompt
+from reasoning_integrity.lines.ptp.stats import js_permutation_test
+from reasoning_integrity.lines.ptp.programs import trace_prompt
 
 @pytest.fixture(scope="module")
 def logs(): return load_tune_logs()
@@ -89,7 +89,7 @@ def test_ptp_live_refuses_a_trace_limit_that_cannot_hold_a_trace(tmp_path):
 
 def test_modularity_study_never_tests_traces_the_model_did_not_write():
     from types import SimpleNamespace
-    from reasoning_integrity.protocols.ptp import modularity_study
+    from reasoning_integrity.lines.ptp.protocol import modularity_study
     class Silent:   # a model that writes no calls at all
         def generate(self, reqs, progress=False):
             return [SimpleNamespace(text="I don't know", error=None, finish_reason="stop") for _ in reqs]

@@ -5,9 +5,9 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
-from reasoning_integrity.metrics.ptp import parse_trace, read_program, check_steps
-from reasoning_integrity.ptp.mocks import arith_mock, dyck_mock, sports_mock, step_prompt
-from reasoning_integrity.protocols.ptp import (run_ptp, single_step_accuracy, intervene, modularity_table, step_output,
+from reasoning_integrity.lines.ptp.traces import parse_trace, read_program, check_steps
+from reasoning_integrity.lines.ptp.programs import arith_mock, dyck_mock, sports_mock, step_prompt
+from reasoning_integrity.lines.ptp.protocol import (run_ptp, single_step_accuracy, intervene, modularity_table, step_output,
                                                modularity_study)
 
 @pytest.mark.parametrize("mock", [sports_mock, arith_mock, dyck_mock], ids=lambda m: m.name)

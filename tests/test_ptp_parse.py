@@ -2,7 +2,7 @@
 import os, random, string
 import pytest
 from hypothesis import given, settings, strategies as st
-from reasoning_integrity.metrics.ptp import (read_program, parse_trace, check_steps, wellformedness, read_value,
+from reasoning_integrity.lines.ptp.traces import (read_program, parse_trace, check_steps, wellformedness, read_value,
                                              ValueReadError, extract_ptp_answer, normalize_answer)
 
 PROG = '''

@@ -1,10 +1,10 @@
 "Statistics on inputs with hand-checkable answers."
 import numpy as np, pytest
 import pandas as pd
-from reasoning_integrity.metrics.ptp_stats import (sign_test, paired_t, paired_t_degenerate, js_divergence,
+from reasoning_integrity.lines.ptp.stats import (sign_test, paired_t, paired_t_degenerate, js_divergence,
                                                    js_permutation_test, bonferroni, correct_pvalues, paper_phat,
                                                    paired_accuracy_test, correlation)
-from reasoning_integrity.protocols.ptp import modularity_table
+from reasoning_integrity.lines.ptp.protocol import modularity_table
 
 def test_sign_test_exact():
     # 3 discordant pairs all won by the intervention: p = 2 * 0.5**3 = 0.25

@@ -25,7 +25,7 @@ def _loopback(host):
 # (Ray starts the GCS, raylet and monitor from the driver; the raylet starts the agents and the workers)
 PROBE = r"""
 import json, time, psutil
-from reasoning_integrity.executor import RayExecutor, map_items
+from reasoning_integrity.core.executor import RayExecutor, map_items
 ex = RayExecutor(num_workers=2, num_cpus=2)
 assert map_items(abs, [-1, 2, -3], ex) == [1, 2, 3]
 assert map_items(abs, [-4, 5], RayExecutor(num_workers=1, engine="data")) == [4, 5]
@@ -64,7 +64,7 @@ def test_local_ray_listens_on_loopback_only():
 
 def test_local_ray_ignores_ray_address():
     # RAY_ADDRESS names a cluster (nothing listens there): a local executor starts its own instance instead of joining
-    code = ("from reasoning_integrity.executor import RayExecutor, map_items\n"
+    code = ("from reasoning_integrity.core.executor import RayExecutor, map_items\n"
             "import ray\n"
             "ex = RayExecutor(num_workers=1, num_cpus=1)\n"
             "assert ex.address is None and map_items(abs, [-2], ex) == [2]\n"

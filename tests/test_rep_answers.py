@@ -1,6 +1,6 @@
 "The REP answer checker on a battery of tricky answers, and the chance and majority baselines beside every accuracy."
 import pytest
-from reasoning_integrity.datasets.rep_tasks import check_answer, answer_matches, chance, majority_answers, rep_problems, RepTask
+from reasoning_integrity.lines.trajectory.tasks import check_answer, answer_matches, chance, majority_answers, rep_problems, RepTask
 
 ROOMS = ["attic", "cellar", "garden", "hall"]
 NAMES = ["Ana", "Ben", "Cara", "Max"]

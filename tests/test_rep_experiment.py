@@ -4,10 +4,11 @@ import json, os, subprocess, sys
 from pathlib import Path
 import pandas as pd
 import pytest
-from reasoning_integrity.datasets.rep_tasks import rep_problems
+from reasoning_integrity.lines.trajectory.tasks import rep_problems
 from reasoning_integrity.models.llm import LLM
-from reasoning_integrity.protocols.rep import run_rep, RepConfig, ScriptedBackend
-from reasoning_integrity.protocols.rep_measure import TABLE1_COLUMNS
+from reasoning_integrity.lines.trajectory.protocol import run_rep, RepConfig
+from reasoning_integrity.models.doubles import ScriptedBackend
+from reasoning_integrity.lines.trajectory.measure import TABLE1_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 N = 4

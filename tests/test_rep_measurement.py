@@ -5,18 +5,18 @@ import copy, json
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
-from reasoning_integrity.core import BeliefState, Trajectory, state_from_obj, PAIRED_STATE_SCHEMA, parse_trajectory
-from reasoning_integrity.datasets.rep_tasks import rep_problems
-from reasoning_integrity.metrics.divergence import (structural_delta, probabilistic_delta, semantic_delta,
+from reasoning_integrity.lines.trajectory.types import BeliefState, Trajectory, state_from_obj, PAIRED_STATE_SCHEMA, parse_trajectory
+from reasoning_integrity.lines.trajectory.tasks import rep_problems
+from reasoning_integrity.lines.trajectory.divergence import (structural_delta, probabilistic_delta, semantic_delta,
                                                     composite_delta)
-from reasoning_integrity.metrics.bootstrap import estimate_ci
+from reasoning_integrity.core.stats import estimate_ci
 from reasoning_integrity.models.llm import LLM, Request
-from reasoning_integrity.protocols.rep import run_rep, RepConfig, stage_request
-from reasoning_integrity.protocols.rep_perturb import perturb_task
-from reasoning_integrity.protocols.rep_oracle import NoisyOracle
-from reasoning_integrity.protocols.rep_measure import (measure_records, measure_trajectory, stage_table, population,
+from reasoning_integrity.lines.trajectory.protocol import run_rep, RepConfig, stage_request
+from reasoning_integrity.lines.trajectory.perturb import perturb_task
+from reasoning_integrity.lines.trajectory.oracle import NoisyOracle
+from reasoning_integrity.lines.trajectory.measure import (measure_records, measure_trajectory, stage_table, population,
                                                        NOISE_FLOOR, TABLE1_COLUMNS)
-from reasoning_integrity.report import resolve_params
+from reasoning_integrity.run.report import resolve_params
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,9 @@
 the task's ground truth by independent means (arithmetic, brute force, the hidden assignment)."""
 import itertools, json, random, re
 from hypothesis import given, settings, strategies as st
-from reasoning_integrity.core import BeliefState
-from reasoning_integrity.datasets.rep_tasks import rep_problems, make_arithmetic, make_ordering, make_location, RepTask
-from reasoning_integrity.protocols.rep_perturb import (perturb, apply_perturbation, PerturbationSpec, change_number,
+from reasoning_integrity.lines.trajectory.types import BeliefState
+from reasoning_integrity.lines.trajectory.tasks import rep_problems, make_arithmetic, make_ordering, make_location, RepTask
+from reasoning_integrity.lines.trajectory.perturb import (perturb, apply_perturbation, PerturbationSpec, change_number,
                                                        flip_relation, negate_premise, swap_confidence,
                                                        negate_hypothesis, PERTURBATIONS)
 

@@ -3,12 +3,12 @@ and failing ones (counted in the records, never fatal)."""
 import json
 import warnings
 import pytest
-from reasoning_integrity.core import BeliefState
-from reasoning_integrity.datasets.rep_tasks import rep_problems
+from reasoning_integrity.lines.trajectory.types import BeliefState
+from reasoning_integrity.lines.trajectory.tasks import rep_problems
 from reasoning_integrity.models.llm import LLM
-from reasoning_integrity.protocols.rep import (run_rep, RepConfig, RepRecord, ScriptedBackend, final_answer,
-                                               side_by_side, STAGES)
-from reasoning_integrity.protocols.rep_perturb import apply_task_perturbation
+from reasoning_integrity.lines.trajectory.protocol import run_rep, RepConfig, RepRecord, final_answer, side_by_side, STAGES
+from reasoning_integrity.models.doubles import ScriptedBackend
+from reasoning_integrity.lines.trajectory.perturb import apply_task_perturbation
 
 TASKS = rep_problems(4, seed=0)  # arithmetic, ordering, syllogism, location
 

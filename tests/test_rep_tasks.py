@@ -3,8 +3,8 @@
 import itertools, random, re
 import pytest
 from hypothesis import given, settings, strategies as st
-from reasoning_integrity.core import Trajectory
-from reasoning_integrity.datasets.rep_tasks import (rep_problems, make_arithmetic, make_ordering, make_syllogism,
+from reasoning_integrity.lines.trajectory.types import Trajectory
+from reasoning_integrity.lines.trajectory.tasks import (rep_problems, make_arithmetic, make_ordering, make_syllogism,
                                                     make_location, RepTask, answer_matches)
 
 

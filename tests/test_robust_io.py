@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from reasoning_integrity.cli import main as ri
+from reasoning_integrity.run.cli import main as ri
 from reasoning_integrity.models.cache import Cache, CacheError, canonical_json
 from reasoning_integrity.models.llm import (LLM, Backend, EndpointError, Request, Result, RetryPolicy, ReplayBackend,
                                             get_llm)

@@ -12,9 +12,9 @@ import nbformat
 import pandas as pd
 import pytest
 
-from reasoning_integrity import cli
-from reasoning_integrity.runner import list_experiments, reproduce
-from reasoning_integrity.report import Report
+from reasoning_integrity.run import cli
+from reasoning_integrity.run.runner import list_experiments, reproduce
+from reasoning_integrity.run.report import Report
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -34,8 +34,8 @@ llm = None  # LLM spec (unused here)
 report_dir = "reports/tiny"'''
 
 TINY_BODY = '''import pandas as pd
-from reasoning_integrity.data import data_path
-from reasoning_integrity.report import Report, resolve_params
+from reasoning_integrity.core.data import data_path
+from reasoning_integrity.run.report import Report, resolve_params
 PROFILES = {"quick": {"k": 2}, "full": {"k": 50}}
 P = resolve_params(profile, PROFILES, globals())
 rep = Report(report_dir)
@@ -165,7 +165,7 @@ def test_notebook_run_from_jupyterlab_writes_to_the_repository_reports(tmp_path,
 
 def test_data_found_beside_the_checkout_without_the_variable(tmp_path, monkeypatch):
     "Issue 16: JupyterLab without RI_DATA_DIR finds ../shared/data by the Makefile's rule."
-    import reasoning_integrity.data as D
+    import reasoning_integrity.core.data as D
     (tmp_path / "shared" / "data").mkdir(parents=True); (tmp_path / "repo").mkdir()
     monkeypatch.delenv("RI_DATA_DIR", raising=False)
     monkeypatch.setattr(D, "REPO_ROOT", tmp_path / "repo")

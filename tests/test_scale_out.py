@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 ray = pytest.importorskip("ray")
-from reasoning_integrity.executor import KILL_ONCE_ENV, LocalExecutor, RayExecutor, map_items
+from reasoning_integrity.core.executor import KILL_ONCE_ENV, LocalExecutor, RayExecutor, map_items
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.timeout(900)
@@ -39,7 +39,7 @@ def _pairs(n=150):
 
 
 def test_shared_executor_follows_the_ray_session():
-    from reasoning_integrity.executor import get_executor
+    from reasoning_integrity.core.executor import get_executor
     if ray.is_initialized(): ray.shutdown()
     ex = get_executor("ray")
     assert get_executor("ray") is ex                      # one executor (one set of actors) per process
@@ -92,7 +92,7 @@ RUNS = [(name, "ray") for name in CASES] + [("trajectory_scenarios", "ray-data")
 @pytest.mark.parametrize("name,remote", RUNS)
 def test_tables_identical_under_ray(name, remote, tiny_nli, tmp_path, monkeypatch):
     if ray.is_initialized(): ray.shutdown()          # the kernels start Ray themselves
-    from reasoning_integrity.runner import reproduce
+    from reasoning_integrity.run.runner import reproduce
     if not os.environ.get("RI_DATA_DIR") and not (ROOT.parent / "shared" / "data").is_dir():
         pytest.skip("no data (set RI_DATA_DIR)")
     params = {k: (str(tiny_nli) if v == "TINY" else v) for k, v in CASES[name].items()}

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from reasoning_integrity.metrics.validity import (auroc, auroc_ci, auroc_diff_ci, within_auroc, first_error_f1,
+from reasoning_integrity.signals.metrics import (auroc, auroc_ci, auroc_diff_ci, within_auroc, first_error_f1,
                                                   first_error_predictions, spearman_ci, perturbation_effect)
-from reasoning_integrity.metrics.alignment import (alignment_score, generalised_kl, coverage_score, dtw_alignment,
+from reasoning_integrity.lines.alignment.score import (alignment_score, generalised_kl, coverage_score, dtw_alignment,
                                                    entailment_cost, embedding_cost, hybrid_cost, entropy_matrix, entropy_pairs)
-from reasoning_integrity.chains import Chain, CHAIN_OPERATORS, perturb_chain, negate_sentence, perturbation_set
-from reasoning_integrity.protocols.signals import Scorers, compute_signals, SIGNALS
-from reasoning_integrity.protocols.validity import signal_validity, step_labels
+from reasoning_integrity.signals.chains import Chain, CHAIN_OPERATORS, perturb_chain, negate_sentence, perturbation_set
+from reasoning_integrity.signals.registry import Scorers, compute_signals, SIGNALS
+from reasoning_integrity.signals.validity import signal_validity, step_labels
 from reasoning_integrity.models.nli import ScriptedNLI
 
 labelled = st.integers(4, 60).flatmap(lambda n: st.tuples(
@@ -199,7 +199,7 @@ def test_scripted_nli_contradiction_signal():
 
 def test_perturbation_table_when_an_operator_skips_some_chains():
     "A sound chain an operator cannot apply to (one step: nothing to delete) leaves a gap in the length-adjusted change, never a crash."
-    from reasoning_integrity.protocols.validity import perturbation_sensitivity
+    from reasoning_integrity.signals.validity import perturbation_sensitivity
     chains = [Chain(f"c{i}", [f"step {j} of chain {i} says {j * i}" for j in range(1 if i == 0 else 4 + i % 3)],
                     question="q", first_error=-1, dataset="processbench") for i in range(12)]
     pert, _ = perturbation_sensitivity(chains, ["length", "position"], Scorers(), ops=["delete_step"], n_boot=50)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, HealthCheck, strategies as st
 
-from reasoning_integrity.metrics.verify import (check_step, check_chain, number_support, final_answer, answer_consistency,
+from reasoning_integrity.signals.verify import (check_step, check_chain, number_support, final_answer, answer_consistency,
                                                 first_error_prf, verifier_prf, wilson, read_value, boxed, MAX_STEP_CHARS)
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
@@ -213,9 +213,9 @@ def test_verifier_prf():
 
 # ---------------------------------------------------------------- the registry
 def test_content_signals_are_registered_and_computed():
-    import reasoning_integrity.protocols.content_signals  # noqa: F401  (registers the family)
-    from reasoning_integrity.protocols.signals import SIGNALS, compute_signals
-    from reasoning_integrity.chains import Chain
+    import reasoning_integrity.signals.content  # noqa: F401  (registers the family)
+    from reasoning_integrity.signals.registry import SIGNALS, compute_signals
+    from reasoning_integrity.signals.chains import Chain
     names = ["verified_computation", "verified_computation_any", "computation_error", "unsupported_numbers",
              "unsupported_share", "answer_consistency"]
     assert all(SIGNALS[n].family == "content" and SIGNALS[n].higher == "wrong" for n in names)

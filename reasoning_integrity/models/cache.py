@@ -12,7 +12,7 @@ from typing import Callable, Hashable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from ..data import cache_dir
+from ..core.data import cache_dir
 
 # %% auto #0
 __all__ = ['APPLICATION_ID', 'CACHE_MODES', 'canonical_json', 'cache_key', 'wal_connect', 'select_in', 'default_cache_path',

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Sequence
 import numpy as np
 
-from ..data import cache_dir
+from ..core.data import cache_dir
 from .cache import ArrayStore, cached_arrays
-from ..executor import remote_executor
+from ..core.executor import remote_executor
 from .nli import resolve_precision
 
 # %% auto #0

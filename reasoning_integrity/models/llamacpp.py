@@ -8,7 +8,7 @@ import copy, dataclasses, hashlib, importlib.util, json, os, random, time
 import numpy as np
 from pathlib import Path
 
-from ..data import cache_dir
+from ..core.data import cache_dir
 from .llm import LocalBackend, Request, Result
 
 # %% auto #0

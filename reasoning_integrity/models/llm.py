@@ -14,6 +14,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from .cache import Cache, cache_key, canonical_json, _clean_text
+from ..core.registry import Registry
 
 # %% auto #0
 __all__ = ['BACKENDS', 'CALL_TOTALS', 'PROGRESS_ENV', 'FAIL_FAST_ENV', 'Request', 'Result', 'EndpointError', 'TransientError',
@@ -231,12 +232,17 @@ def _lazy(module:str, name:str)->Callable[..., Backend]:
     return factory
 
 _M = "reasoning_integrity.models"
-BACKENDS: dict[str, Callable[..., Backend]] = {
+BACKENDS: Registry = Registry("llm_backend", "LLM spec prefixes (llm=, --model): factories that import their module on first use", {
     "llamacpp": _lazy(f"{_M}.llamacpp", "llamacpp_backend"),
     "openai": _lazy(f"{_M}.openai_backend", "openai_backend"),
     "openai-compatible": _lazy(f"{_M}.openai_backend", "openai_compatible_backend"),
     "hf": _lazy(f"{_M}.hf", "hf_backend"),
-}
+})
+for _k, _d in (("llamacpp", "a local GGUF model through llama-cpp-python (llamacpp:gemma3-270m, llamacpp:/path/model.gguf)"),
+               ("openai", "the OpenAI API (openai:gpt-4o-mini; key from $OPENAI_API_KEY)"),
+               ("openai-compatible", "any OpenAI-compatible server (openai-compatible:http://host:port/v1#model)"),
+               ("hf", "a transformers causal LM, local or from the hub (hf:NAME)")):
+    BACKENDS.meta[_k] = {"description": _d}
 
 def register_backend(prefix:str, # the spec prefix, e.g. 'llamacpp' for 'llamacpp:gemma3-270m'
                     ):

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Sequence
 import numpy as np
 
-from ..data import cache_dir
+from ..core.data import cache_dir
 from .cache import ArrayStore, cached_arrays
-from ..executor import remote_executor
+from ..core.executor import remote_executor
 
 # %% auto #0
 __all__ = ['LABELS', 'PRECISIONS', 'label_columns', 'NLIModelMissing', 'default_nli_path', 'model_identity', 'forward_probs',

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..data import cache_dir, data_path
+from ..core.data import cache_dir, data_path
 from .nli import LABELS, NLIScorer, default_nli_path, cpu_bf16
 
 # %% auto #0

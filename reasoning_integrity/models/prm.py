@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 import numpy as np
-from ..core import ParseProblem
+from ..core.text import ParseProblem
 
 # %% auto #0
 __all__ = ['PRM_KINDS', 'QWEN_PRM_SYSTEM', 'kind_from_config', 'HFPRM', 'tiny_prm']
