@@ -122,6 +122,6 @@ def sha256_file(p:Path|str, # file to hash
     return _SHA_CACHE[key]
 
 def accessed_files()->list[dict]:
-    "Every data file resolved in this process: relative path, absolute path, bytes, sha256."
+    "Every data file resolved in this process: relative path, absolute path, bytes, sha256 (a folder resolved is no file: its files are listed as they are read)."
     return [dict(rel=rel, path=str(p), bytes=p.stat().st_size, sha256=sha256_file(p))
-            for rel, p in sorted(ACCESSED.items()) if p.exists()]
+            for rel, p in sorted(ACCESSED.items()) if p.is_file()]
