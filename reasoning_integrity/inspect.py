@@ -60,7 +60,7 @@ if HAVE_INSPECT:
     @metric
     def defined_mean():
         "Mean of the samples where the value is defined (None and NaN left out); NaN when none is."
-        def compute(scores: list[SampleScore]) -> float:
+        def compute(scores:list[SampleScore])->float:
             v = [float(s.score.value) for s in scores if isinstance(s.score.value, (int, float)) and math.isfinite(float(s.score.value))]
             return float(np.mean(v)) if v else float("nan")
         return compute
@@ -68,13 +68,13 @@ if HAVE_INSPECT:
     @metric
     def defined_stderr():
         "Standard error of the mean over the samples where the value is defined."
-        def compute(scores: list[SampleScore]) -> float:
+        def compute(scores:list[SampleScore])->float:
             v = [float(s.score.value) for s in scores if isinstance(s.score.value, (int, float)) and math.isfinite(float(s.score.value))]
             return float(np.std(v, ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")
         return compute
 
     @scorer(metrics={"*": [defined_mean(), defined_stderr()]})
-    def integrity(signals: str | Sequence[str] | None = None, segment: str = "auto"):
+    def integrity(signals:str | Sequence[str] | None=None, segment:str="auto"):
         """The reasoning-integrity signals of each sample's final message: value {signal: chain value}, metadata per step.
 
         Args:
@@ -95,7 +95,7 @@ if HAVE_INSPECT:
             emb = Embedder()
         sc = Scorers(nli=nli, emb=emb)
 
-        async def score(state: TaskState, target: Target) -> Score:
+        async def score(state:TaskState, target:Target)->Score:
             value, meta, expl = score_completion(state.output.completion if state.output else "", state.input_text, names, sc, segment)
             return Score(value=value, explanation=expl, metadata=meta)
         return score

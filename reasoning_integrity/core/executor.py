@@ -6,6 +6,7 @@
 from __future__ import annotations
 import ipaddress, logging, os
 from typing import Any, Callable, Iterator, Sequence
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['EXECUTOR_ENV', 'RAY_ADDRESS_ENV', 'KILL_ONCE_ENV', 'LOCAL_RAY_MESSAGE', 'EXECUTORS', 'LocalExecutor', 'is_loopback',
@@ -124,6 +125,7 @@ class _DataAdapter:
         for j, i in enumerate(batch["id"]): outs[j] = self.a.run(self.chunks[int(i)])
         return {"id": batch["id"], "out": outs}
 
+# %% ../../nbs/03_executor.ipynb #85155f69
 class RayExecutor:
     "Batches on a Ray cluster: `num_workers` actors per worker kind, kept for the run (`ActorPool`), or a Ray Data pipeline per call."
     name = "ray"
@@ -180,53 +182,58 @@ class RayExecutor:
             self._pools[key] = ActorPool(self._actors[key])
         return self._pools[key]
 
-    def imap_batches(self, cls, items, batch_size=32, kwargs=None, num_gpus=None)->Iterator[tuple[int, list]]:
-        "`(start, outputs)` for each batch, in order, as they arrive."
-        chunks = _batches(items, batch_size)
-        if not chunks: return
-        if self.engine == "data":
-            yield from self._imap_data(cls, kwargs or {}, chunks, num_gpus)
-            return
-        pool = self._pool(cls, kwargs or {}, num_gpus)
-        # dispatched unordered, so an actor takes the next batch as soon as it is free (the ordered `ActorPool.map`
-        # frees an actor only when its result's turn comes: the pool then runs in lockstep, 1.3x for two actors
-        # where two processes give 2.0x, measured here); yielded in order from a small buffer
-        done, nxt = {}, 0
-        for s, ys in pool.map_unordered(lambda a, sc: a.run.remote(sc[1], sc[0]), chunks):
-            done[s] = ys
-            while nxt < len(chunks) and chunks[nxt][0] in done:
-                yield chunks[nxt][0], done.pop(chunks[nxt][0]); nxt += 1
-
-    def _imap_data(self, cls, kwargs:dict, chunks:list, num_gpus:float|None):
-        "One Ray Data pipeline: the batch indices as rows, `map_batches` over an actor pool, rows back in order."
-        import logging, ray
-        logging.getLogger("ray.data").setLevel(logging.WARNING)   # no per-dataset INFO lines in a notebook's output
-        ctx = ray.data.DataContext.get_current()
-        ctx.execution_options.preserve_order = True   # results in input order, streamed as they complete
-        ctx.enable_progress_bars = False
-        gpus = self._gpus() if num_gpus is None else num_gpus
-        ref = ray.put([c for _, c in chunks])
-        ds = ray.data.range(len(chunks), override_num_blocks=min(len(chunks), 200)).map_batches(
-            # CPUs per actor as for the persistent actors: 0 on a local instance, or two actors holding both cores of
-            # a 2-core machine leave none for the pipeline's own read tasks, which then wait forever (seen here)
-            _DataAdapter, batch_size=1, compute=ray.data.ActorPoolStrategy(size=self.num_workers), num_cpus=self.cpus_per_actor,
-            num_gpus=gpus or None, batch_format="numpy",
-            fn_constructor_kwargs=dict(cls=cls, kwargs=kwargs, chunks_ref=[ref], kill_once=os.environ.get(KILL_ONCE_ENV),
-                                       threads=self._threads()))
-        for row in ds.iter_rows(): yield chunks[int(row["id"])][0], list(row["out"])
-
-    def map_batches(self, cls, items, batch_size=32, kwargs=None, num_gpus=None)->list:
-        "Every output, in input order."
-        return [y for _, ys in self.imap_batches(cls, items, batch_size, kwargs, num_gpus) for y in ys]
-
-    def shutdown(self):
-        "Stop this executor's actors (Ray itself keeps running)."
-        import ray
-        for actors in self._actors.values():
-            for a in actors: ray.kill(a)
-        self._pools.clear(); self._actors.clear()
-
     def __repr__(self): return f"RayExecutor(address={self.address!r}, num_workers={self.num_workers}, engine={self.engine!r})"
+
+# %% ../../nbs/03_executor.ipynb #1ae0713f
+@patch
+def imap_batches(self:RayExecutor, cls, items, batch_size=32, kwargs=None, num_gpus=None)->Iterator[tuple[int, list]]:
+    "`(start, outputs)` for each batch, in order, as they arrive."
+    chunks = _batches(items, batch_size)
+    if not chunks: return
+    if self.engine == "data":
+        yield from self._imap_data(cls, kwargs or {}, chunks, num_gpus)
+        return
+    pool = self._pool(cls, kwargs or {}, num_gpus)
+    # dispatched unordered, so an actor takes the next batch as soon as it is free (the ordered `ActorPool.map`
+    # frees an actor only when its result's turn comes: the pool then runs in lockstep, 1.3x for two actors
+    # where two processes give 2.0x, measured here); yielded in order from a small buffer
+    done, nxt = {}, 0
+    for s, ys in pool.map_unordered(lambda a, sc: a.run.remote(sc[1], sc[0]), chunks):
+        done[s] = ys
+        while nxt < len(chunks) and chunks[nxt][0] in done:
+            yield chunks[nxt][0], done.pop(chunks[nxt][0]); nxt += 1
+
+@patch
+def _imap_data(self:RayExecutor, cls, kwargs:dict, chunks:list, num_gpus:float|None):
+    "One Ray Data pipeline: the batch indices as rows, `map_batches` over an actor pool, rows back in order."
+    import logging, ray
+    logging.getLogger("ray.data").setLevel(logging.WARNING)   # no per-dataset INFO lines in a notebook's output
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True   # results in input order, streamed as they complete
+    ctx.enable_progress_bars = False
+    gpus = self._gpus() if num_gpus is None else num_gpus
+    ref = ray.put([c for _, c in chunks])
+    ds = ray.data.range(len(chunks), override_num_blocks=min(len(chunks), 200)).map_batches(
+        # CPUs per actor as for the persistent actors: 0 on a local instance, or two actors holding both cores of
+        # a 2-core machine leave none for the pipeline's own read tasks, which then wait forever (seen here)
+        _DataAdapter, batch_size=1, compute=ray.data.ActorPoolStrategy(size=self.num_workers), num_cpus=self.cpus_per_actor,
+        num_gpus=gpus or None, batch_format="numpy",
+        fn_constructor_kwargs=dict(cls=cls, kwargs=kwargs, chunks_ref=[ref], kill_once=os.environ.get(KILL_ONCE_ENV),
+                                   threads=self._threads()))
+    for row in ds.iter_rows(): yield chunks[int(row["id"])][0], list(row["out"])
+
+@patch
+def map_batches(self:RayExecutor, cls, items, batch_size=32, kwargs=None, num_gpus=None)->list:
+    "Every output, in input order."
+    return [y for _, ys in self.imap_batches(cls, items, batch_size, kwargs, num_gpus) for y in ys]
+
+@patch
+def shutdown(self:RayExecutor):
+    "Stop this executor's actors (Ray itself keeps running)."
+    import ray
+    for actors in self._actors.values():
+        for a in actors: ray.kill(a)
+    self._pools.clear(); self._actors.clear()
 
 # %% ../../nbs/03_executor.ipynb #d8c37c65
 EXECUTORS = ("local", "ray", "ray-data")

@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['MAX_CHARS', 'MAX_VALUES', 'MAX_STATES', 'LITERAL_BUDGET', 'MAX_ANSWER_CHARS', 'MAX_INT_DIGITS', 'normalize_text',
-           'ParseProblem', 'problems_frame', 'clean_text', 'cap_text']
+__all__ = ['MAX_CHARS', 'MAX_VALUES', 'MAX_STATES', 'LITERAL_BUDGET', 'MAX_ANSWER_CHARS', 'MAX_INT_DIGITS', 'ANSWER_EXTRACTORS',
+           'normalize_text', 'ParseProblem', 'problems_frame', 'clean_text', 'cap_text', 'answer_extractor',
+           'extract_answer']
 
 # %% ../../nbs/00_text.ipynb #bec029a6
 _WS = re.compile(r"\s+")
@@ -71,3 +72,20 @@ def cap_text(text:str, # untrusted text
             problems.append(ParseProblem(kind, f"input of {len(text):,} characters cut to {max_chars:,}"))
         text = text[:max_chars]
     return clean_text(text)
+
+# %% ../../nbs/00_text.ipynb #8fcdd9ac
+from .registry import Registry
+ANSWER_EXTRACTORS: Registry = Registry("answer_extractor", "model text -> the answer it gives (None when none): each line's rule, by name")
+
+def answer_extractor(name:str, # the name users select it by, e.g. 'bbh-cot'
+                     **meta, # `line`, `returns` (what it gives), `description`
+                    ):
+    "Decorator: register a function `text -> answer or None` under `name` in `ANSWER_EXTRACTORS`."
+    return ANSWER_EXTRACTORS.register(name, **meta)
+
+def extract_answer(name:str, # an entry of ANSWER_EXTRACTORS
+                   text:Any, # model output (untrusted; capped and cleaned first)
+                   **kw, # the extractor's own options (e.g. `rule='last'`)
+                  ):
+    "The answer `text` gives under extractor `name` (`None` when it gives none)."
+    return ANSWER_EXTRACTORS[name](cap_text(text) if isinstance(text, str) else text, **kw)

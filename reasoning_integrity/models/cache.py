@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import cache_dir
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['APPLICATION_ID', 'CACHE_MODES', 'canonical_json', 'cache_key', 'wal_connect', 'select_in', 'default_cache_path',
@@ -134,6 +135,7 @@ def _names(xs, n=6)->str:
     xs = [repr(x)[:40] for x in xs]
     return ", ".join(xs[:n]) + (f" and {len(xs) - n} more" if len(xs) > n else "") if xs else "none"
 
+# %% ../../nbs/21_cache.ipynb #cda53e1b
 def _looks_like(head:bytes)->str:
     "What a file that is not SQLite seems to be, from its first bytes."
     if not head.strip(b"\0"): return "all zero bytes"
@@ -182,6 +184,7 @@ def _unreadable(path:Path, e:sqlite3.Error)->CacheError:
     if _is_busy(e): return CacheError(path, f"is locked by another process ({e})", "wait for that process")
     return CacheError(path, f"cannot be read ({e}); nothing was changed", "check the file, its folder and their permissions")
 
+# %% ../../nbs/21_cache.ipynb #9c23b952
 def _read_only(path:Path, # an SQLite file
                fn:Callable[[sqlite3.Connection], object], # what to read: fn(connection)
                wal:bool, # the file's header says WAL mode
@@ -231,6 +234,7 @@ def _quick_check(db:sqlite3.Connection)->list[str]:
         if not _is_damage(e): raise
         return [str(e)]
 
+# %% ../../nbs/21_cache.ipynb #40933281
 def identify_cache(path:str|Path, # a file that should be a cache of this project (or not exist yet)
                    check:bool=False, # also read every page (`PRAGMA quick_check`) of a cache: what `cache_info` does
                   )->CacheFile:
@@ -290,6 +294,7 @@ def _stamp(db:sqlite3.Connection):
     except sqlite3.OperationalError as e:
         if "readonly" not in str(e): raise
 
+# %% ../../nbs/21_cache.ipynb #836a8f36
 def _sqlite_error(path:Path, e:sqlite3.Error, timeout:float, what:str="response cache")->CacheError:
     "The `CacheError` an SQLite error on `path`, a cache of this project already identified, means."
     msg = str(e)
@@ -322,6 +327,7 @@ def _file_bytes(path:Path)->int:
     "Bytes on disk of an SQLite file with its -wal and -shm files."
     return sum(p.stat().st_size for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")) if p.is_file())
 
+# %% ../../nbs/21_cache.ipynb #f5a1c7ae
 class Cache:
     "SQLite (WAL) store of model responses, keyed by `cache_key`; every `put` is committed before it returns."
     def __init__(self,
@@ -386,75 +392,84 @@ class Cache:
 
     def __repr__(self): return f"Cache({str(self.path)!r})"
 
-    def get_many(self,
-                 keys:list[str], # cache keys to look up
-                 parse:Callable[[dict], object]|None=None, # turns a stored dict into the value returned; raises if unusable
-                )->dict[str, dict]:
-        "The stored results (as dicts, or what `parse` makes of them) of the keys that are present and readable."
-        if cache_mode() != "use": return {}  # refresh / off: every response is generated again
-        with self._lock:
-            self._check_file()
-            with self._sql():
-                rows = list(select_in(self._db, "SELECT key, result FROM responses WHERE key IN ({})", dict.fromkeys(keys)))
-        out, bad = {}, 0
-        for k, v in rows:
-            try:
-                d = json.loads(v)
-                if not isinstance(d, dict): raise TypeError(f"a JSON {type(d).__name__}, not an object")
-                out[k] = d if parse is None else parse(d)
-            except (ValueError, TypeError, KeyError, AttributeError, RecursionError): bad += 1
-        if bad:
-            with self._lock: self.bad_rows += bad
-        return out
-
-    def get(self, key:str, # a cache key
-           )->dict|None:
-        "The stored result of `key`, or None."
-        return self.get_many([key]).get(key)
-
-    def put(self,
-            key:str,      # cache key
-            backend:str,  # backend label, e.g. 'llamacpp:gemma3-270m' (what `cache_info`/`cache_clear` group by)
-            request:dict, # the request (stored for inspection; not used for look-ups)
-            result:dict,  # the result to return on a hit
-           ):
-        "Store one response and commit it before returning (a read-only file: not stored, reported once)."
-        if cache_mode() == "off": return
-        row = (key, backend, time.time(), canonical_json(request), canonical_json(result))
-        with self._lock:
-            if not self._readonly: self._check_file()
-            if self._readonly: self.unsaved += 1; return
-            try: self._db.execute("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?)", row)
-            except sqlite3.OperationalError as e:
-                if "readonly" not in str(e): raise _sqlite_error(self.path, e, self.timeout) from None
-                self._readonly, self.unsaved = True, self.unsaved + 1
-                self._problem(f"cache file {self.path} is read-only ({e}): the responses of this run are not cached; "
-                              f"fix: make it writable (chmod u+w {self.path}) or use another cache file")
-            except sqlite3.Error as e: raise _sqlite_error(self.path, e, self.timeout) from None
-
     def __len__(self):
         with self._lock, self._sql(): return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
 
-    def info(self)->pd.DataFrame:
-        "Entries, stored bytes and unreadable rows per backend (`.attrs` holds the path and the file size on disk)."
-        with self._lock, self._sql(): df = _response_info(self._db)
-        df.attrs.update(path=str(self.path), file_bytes=_file_bytes(self.path))
-        return df
+# %% ../../nbs/21_cache.ipynb #1e75cf89
+@patch
+def get_many(self:Cache,
+             keys:list[str], # cache keys to look up
+             parse:Callable[[dict], object]|None=None, # turns a stored dict into the value returned; raises if unusable
+            )->dict[str, dict]:
+    "The stored results (as dicts, or what `parse` makes of them) of the keys that are present and readable."
+    if cache_mode() != "use": return {}  # refresh / off: every response is generated again
+    with self._lock:
+        self._check_file()
+        with self._sql():
+            rows = list(select_in(self._db, "SELECT key, result FROM responses WHERE key IN ({})", dict.fromkeys(keys)))
+    out, bad = {}, 0
+    for k, v in rows:
+        try:
+            d = json.loads(v)
+            if not isinstance(d, dict): raise TypeError(f"a JSON {type(d).__name__}, not an object")
+            out[k] = d if parse is None else parse(d)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError): bad += 1
+    if bad:
+        with self._lock: self.bad_rows += bad
+    return out
 
-    def clear(self,
-              backend:str|None=None, # a backend label ('openai:gpt-4o-mini') or kind ('llamacpp'); None: all
-             )->int:
-        "Delete the entries of one backend (or all of them); returns how many were deleted."
-        with self._lock, self._sql():
-            if backend is None: cur = self._db.execute("DELETE FROM responses")
-            else: cur = self._db.execute("DELETE FROM responses WHERE backend = ? OR backend LIKE ? ESCAPE '\\'",
-                                         (backend, backend.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")+":%"))
-            return cur.rowcount
+@patch
+def get(self:Cache, key:str, # a cache key
+       )->dict|None:
+    "The stored result of `key`, or None."
+    return self.get_many([key]).get(key)
 
-    def close(self):
-        "Close the connection."
-        with self._lock: self._close_quietly()
+@patch
+def put(self:Cache,
+        key:str,      # cache key
+        backend:str,  # backend label, e.g. 'llamacpp:gemma3-270m' (what `cache_info`/`cache_clear` group by)
+        request:dict, # the request (stored for inspection; not used for look-ups)
+        result:dict,  # the result to return on a hit
+       ):
+    "Store one response and commit it before returning (a read-only file: not stored, reported once)."
+    if cache_mode() == "off": return
+    row = (key, backend, time.time(), canonical_json(request), canonical_json(result))
+    with self._lock:
+        if not self._readonly: self._check_file()
+        if self._readonly: self.unsaved += 1; return
+        try: self._db.execute("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?)", row)
+        except sqlite3.OperationalError as e:
+            if "readonly" not in str(e): raise _sqlite_error(self.path, e, self.timeout) from None
+            self._readonly, self.unsaved = True, self.unsaved + 1
+            self._problem(f"cache file {self.path} is read-only ({e}): the responses of this run are not cached; "
+                          f"fix: make it writable (chmod u+w {self.path}) or use another cache file")
+        except sqlite3.Error as e: raise _sqlite_error(self.path, e, self.timeout) from None
 
+@patch
+def info(self:Cache)->pd.DataFrame:
+    "Entries, stored bytes and unreadable rows per backend (`.attrs` holds the path and the file size on disk)."
+    with self._lock, self._sql(): df = _response_info(self._db)
+    df.attrs.update(path=str(self.path), file_bytes=_file_bytes(self.path))
+    return df
+
+# %% ../../nbs/21_cache.ipynb #6cb04fd0
+@patch
+def clear(self:Cache,
+          backend:str|None=None, # a backend label ('openai:gpt-4o-mini') or kind ('llamacpp'); None: all
+         )->int:
+    "Delete the entries of one backend (or all of them); returns how many were deleted."
+    with self._lock, self._sql():
+        if backend is None: cur = self._db.execute("DELETE FROM responses")
+        else: cur = self._db.execute("DELETE FROM responses WHERE backend = ? OR backend LIKE ? ESCAPE '\\'",
+                                     (backend, backend.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")+":%"))
+        return cur.rowcount
+
+@patch
+def close(self:Cache):
+    "Close the connection."
+    with self._lock: self._close_quietly()
+
+# %% ../../nbs/21_cache.ipynb #006c9580
 def _has_json(db:sqlite3.Connection)->bool:
     "Whether this SQLite has the JSON functions (built in since 3.38)."
     try: db.execute("SELECT json_valid('1')"); return True
@@ -527,6 +542,7 @@ def _clear_entries(path:Path, tables:dict, backend:str|None)->int:
         finally: db.close()
     return n
 
+# %% ../../nbs/21_cache.ipynb #f031ceb8
 def cache_clear(backend:str|None=None,       # a backend label or kind; None: every entry
                 path:str|Path|None=None,     # a cache file of this project (responses, embeddings, NLI); None: the default user cache
                )->int:
@@ -595,55 +611,59 @@ class ArrayStore:
         try: yield
         except sqlite3.Error as e: raise _sqlite_error(self.path, e, self.timeout, self.what) from None
 
-    def get(self, keys:list[str], # keys to look up
-           )->dict[str, np.ndarray]:
-        "The stored arrays of the keys that are present; a row that cannot be an array of its kind (wrong length or type, not finite) is a miss, counted in `bad_rows`."
-        if cache_mode() != "use": return {}
-        with self._lock, self._sql():   # all rows read before any is served: a damaged page fails the whole lookup
-            if self.columns is None:
-                rows = list(select_in(self._db, f"SELECT key, dim, vec FROM {self.table} WHERE key IN ({{}})", keys))
-            else:
-                q = f"SELECT key, {', '.join(self.columns)} FROM {self.table} WHERE key IN ({{}})"
-                rows = list(select_in(self._db, q, keys))
-        got, bad = {}, 0
-        for k, *p in rows:
-            if self.columns is None:
-                dim, b = p
-                ok = isinstance(b, bytes) and isinstance(dim, int) and len(b) == 4 * dim
-                v = np.frombuffer(b, dtype=np.float32) if ok else None
-            else:
-                ok = all(isinstance(x, float) for x in p)
-                v = np.array(p, dtype=np.float32) if ok else None
-            if ok and np.isfinite(v).all(): got[k] = v
-            else: bad += 1
-        if bad:
-            with self._lock: self.bad_rows += bad
-        return got
-
-    def put(self, items:dict[str, np.ndarray], # key -> 1-D array (length `len(columns)` when columns are named)
-           ):
-        "Store the arrays (replacing entries with the same key) and commit."
-        if cache_mode() == "off": return
-        if self.columns is None:
-            rows = [(k, int(np.shape(v)[0]), np.asarray(v, np.float32).tobytes()) for k, v in items.items()]
-        else:
-            rows = [(k, *map(float, v)) for k, v in items.items()]
-            if any(len(r) != len(self.columns) + 1 for r in rows):
-                raise ValueError(f"{self.table}: every array must have {len(self.columns)} elements")
-        with self._lock, self._sql():
-            try:
-                self._db.executemany(f"INSERT OR REPLACE INTO {self.table} VALUES ({','.join('?'*self._width)})", rows)
-                self._db.commit()
-            except sqlite3.Error:
-                with contextlib.suppress(sqlite3.Error): self._db.rollback()
-                raise
-
     def __len__(self):
         with self._lock, self._sql(): return self._db.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
 
-    def close(self):
-        "Close the connection."
-        with self._lock, self._sql(): self._db.close()
+# %% ../../nbs/21_cache.ipynb #8c62118f
+@patch
+def get(self:ArrayStore, keys:list[str], # keys to look up
+       )->dict[str, np.ndarray]:
+    "The stored arrays of the keys that are present; a row that cannot be an array of its kind (wrong length or type, not finite) is a miss, counted in `bad_rows`."
+    if cache_mode() != "use": return {}
+    with self._lock, self._sql():   # all rows read before any is served: a damaged page fails the whole lookup
+        if self.columns is None:
+            rows = list(select_in(self._db, f"SELECT key, dim, vec FROM {self.table} WHERE key IN ({{}})", keys))
+        else:
+            q = f"SELECT key, {', '.join(self.columns)} FROM {self.table} WHERE key IN ({{}})"
+            rows = list(select_in(self._db, q, keys))
+    got, bad = {}, 0
+    for k, *p in rows:
+        if self.columns is None:
+            dim, b = p
+            ok = isinstance(b, bytes) and isinstance(dim, int) and len(b) == 4 * dim
+            v = np.frombuffer(b, dtype=np.float32) if ok else None
+        else:
+            ok = all(isinstance(x, float) for x in p)
+            v = np.array(p, dtype=np.float32) if ok else None
+        if ok and np.isfinite(v).all(): got[k] = v
+        else: bad += 1
+    if bad:
+        with self._lock: self.bad_rows += bad
+    return got
+
+@patch
+def put(self:ArrayStore, items:dict[str, np.ndarray], # key -> 1-D array (length `len(columns)` when columns are named)
+       ):
+    "Store the arrays (replacing entries with the same key) and commit."
+    if cache_mode() == "off": return
+    if self.columns is None:
+        rows = [(k, int(np.shape(v)[0]), np.asarray(v, np.float32).tobytes()) for k, v in items.items()]
+    else:
+        rows = [(k, *map(float, v)) for k, v in items.items()]
+        if any(len(r) != len(self.columns) + 1 for r in rows):
+            raise ValueError(f"{self.table}: every array must have {len(self.columns)} elements")
+    with self._lock, self._sql():
+        try:
+            self._db.executemany(f"INSERT OR REPLACE INTO {self.table} VALUES ({','.join('?'*self._width)})", rows)
+            self._db.commit()
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error): self._db.rollback()
+            raise
+
+@patch
+def close(self:ArrayStore):
+    "Close the connection."
+    with self._lock, self._sql(): self._db.close()
 
 # %% ../../nbs/21_cache.ipynb #4e6de144
 def cached_arrays(keys:dict[Hashable, str], # distinct input -> its cache key, in order

@@ -19,15 +19,15 @@ class ScriptedBackend(LocalBackend):
     kind = "scripted"
     def __init__(self,
                  script,  # callable: Request -> response text (raise to make the call fail)
-                 name: str="scripted",  # the model name in the backend's identity
+                 name:str="scripted",  # the model name in the backend's identity
                 ):
         super().__init__(); self.script, self.name = script, name
     @property
-    def identity(self) -> dict:
+    def identity(self)->dict:
         "Backend kind and model name (what the cache key and run records see)."
         return {"kind": self.kind, "model": self.name}
-    def complete(self, req: Request,  # the request, handed to the script
-                ) -> Result:
+    def complete(self, req:Request,  # the request, handed to the script
+                )->Result:
         "The script's text as a successful result."
         return Result(text=self.script(req), finish_reason="stop")
 

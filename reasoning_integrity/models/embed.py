@@ -13,6 +13,7 @@ from ..core.data import cache_dir
 from .cache import ArrayStore, cached_arrays
 from ..core.executor import remote_executor
 from .nli import resolve_precision
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['default_embedding_model', 'Embedder', 'EmbedWorker']
@@ -71,49 +72,54 @@ class Embedder:
         "Embedding dimension."
         return self.model.get_sentence_embedding_dimension()
 
-    def key(self, text:str)->str:
-        "Cache key of one text under this model."
-        return hashlib.sha256(f"{self.identity}\x00{text}".encode()).hexdigest()
-
-    def encode(self, texts:Sequence[str]|str, # sentences (a single string gives one row)
-               progress:bool=False, # tqdm bar over the batches actually encoded
-              )->np.ndarray:
-        "Embeddings, shape (n, d), float32, each row of unit L2 norm."
-        texts = [texts] if isinstance(texts, str) else [str(t) for t in texts]
-        uniq = list(dict.fromkeys(texts))
-        keys = {t: self.key(t) for t in uniq}
-        self.n_texts += len(texts)
-        def _encode(todo):
-            self.n_encoded += len(todo)
-            # our own batches (longest first, stable), each one forward pass: sentence-transformers' internal batching
-            # changes between versions, and a remote executor must form exactly the batches this process would
-            order = sorted(range(len(todo)), key=lambda i: -len(todo[i]))
-            ex = remote_executor(self.executor)
-            out = None
-            for start, ys in (ex.imap_batches(EmbedWorker, [todo[i] for i in order], self.batch_size,
-                                              dict(model=self.model_name, batch_size=self.batch_size, precision=self.precision))
-                               if ex is not None
-                              else ((s, _encode_batch(self.model, [todo[i] for i in order[s:s + self.batch_size]]))
-                                    for s in range(0, len(todo), self.batch_size))):
-                idx = order[start:start + len(ys)]
-                ys = np.asarray(ys, dtype=np.float32)
-                if out is None: out = np.zeros((len(todo), ys.shape[1]), dtype=np.float32)
-                out[idx] = ys
-                if ex is not None and self._db is not None: self._db.put({keys[todo[i]]: out[i] for i in idx})  # as it arrives
-            return out
-        vecs, n_cached = cached_arrays(keys, _encode, self._mem, self._db)
-        self.n_cached += n_cached
-        if not texts: return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([vecs[t] for t in texts]).astype(np.float32)
-
-    __call__ = encode
-
-    def describe(self)->dict:
-        "Model name and identity, for run manifests."
-        return {"model": self.model_name, "identity": self.identity, "default": self.is_default, "precision": self.precision}
-
     def __repr__(self): return f"Embedder({self.identity!r}, batch_size={self.batch_size}, precision={self.precision!r})"
 
+# %% ../../nbs/25_embed.ipynb #3892ad90
+@patch
+def encode(self:Embedder, texts:Sequence[str]|str, # sentences (a single string gives one row)
+           progress:bool=False, # tqdm bar over the batches actually encoded
+          )->np.ndarray:
+    "Embeddings, shape (n, d), float32, each row of unit L2 norm."
+    texts = [texts] if isinstance(texts, str) else [str(t) for t in texts]
+    uniq = list(dict.fromkeys(texts))
+    keys = {t: self.key(t) for t in uniq}
+    self.n_texts += len(texts)
+    def _encode(todo):
+        self.n_encoded += len(todo)
+        # our own batches (longest first, stable), each one forward pass: sentence-transformers' internal batching
+        # changes between versions, and a remote executor must form exactly the batches this process would
+        order = sorted(range(len(todo)), key=lambda i: -len(todo[i]))
+        ex = remote_executor(self.executor)
+        out = None
+        for start, ys in (ex.imap_batches(EmbedWorker, [todo[i] for i in order], self.batch_size,
+                                          dict(model=self.model_name, batch_size=self.batch_size, precision=self.precision))
+                           if ex is not None
+                          else ((s, _encode_batch(self.model, [todo[i] for i in order[s:s + self.batch_size]]))
+                                for s in range(0, len(todo), self.batch_size))):
+            idx = order[start:start + len(ys)]
+            ys = np.asarray(ys, dtype=np.float32)
+            if out is None: out = np.zeros((len(todo), ys.shape[1]), dtype=np.float32)
+            out[idx] = ys
+            if ex is not None and self._db is not None: self._db.put({keys[todo[i]]: out[i] for i in idx})  # as it arrives
+        return out
+    vecs, n_cached = cached_arrays(keys, _encode, self._mem, self._db)
+    self.n_cached += n_cached
+    if not texts: return np.zeros((0, self.dim), dtype=np.float32)
+    return np.stack([vecs[t] for t in texts]).astype(np.float32)
+Embedder.__call__ = Embedder.encode   # calling a Embedder is `encode`
+
+# %% ../../nbs/25_embed.ipynb #a44556a9
+@patch
+def key(self:Embedder, text:str)->str:
+    "Cache key of one text under this model."
+    return hashlib.sha256(f"{self.identity}\x00{text}".encode()).hexdigest()
+
+@patch
+def describe(self:Embedder)->dict:
+    "Model name and identity, for run manifests."
+    return {"model": self.model_name, "identity": self.identity, "default": self.is_default, "precision": self.precision}
+
+# %% ../../nbs/25_embed.ipynb #f2425e7f
 def _encode_batch(model, texts:list)->np.ndarray:
     "One forward pass over `texts`: unit-norm float32 rows (a bf16 model's vectors cast to float32, then normalised)."
     import torch

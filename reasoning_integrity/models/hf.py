@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .llm import LocalBackend, Request, Result
 from .llamacpp import file_sha256
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['make_tiny_lm', 'folder_sha256', 'HFBackend', 'hf_backend']
@@ -42,6 +43,7 @@ def folder_sha256(path:Path, # a model folder
         h.update(f"{f.relative_to(path)}\0{file_sha256(f)}\n".encode())
     return h.hexdigest()
 
+# %% ../../nbs/24_hf.ipynb #79f373c7
 class HFBackend(LocalBackend):
     "A causal LM run in this process by `transformers`."
     kind = "hf"
@@ -84,36 +86,39 @@ class HFBackend(LocalBackend):
             return tok.apply_chat_template(req.messages, tokenize=False, add_generation_prompt=True)
         return "".join(f"{m['role']}: {m['content']}\n" for m in req.messages) + "assistant:"
 
-    def complete(self, req:Request, # one request
-                )->Result:
-        "Run one request (in a worker thread, under the lock)."
-        if req.json_schema is not None:
-            raise NotImplementedError("the hf backend has no constrained decoding; use llamacpp: or an OpenAI endpoint for json_schema")
-        import torch
-        tok, model = self.load()
-        enc = tok(self.prompt_text(req), return_tensors="pt").to(self.device)
-        sample = req.temperature > 0
-        kw = dict(max_new_tokens=req.max_tokens, do_sample=sample, return_dict_in_generate=True,
-                  output_logits=bool(req.top_logprobs), pad_token_id=tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id)
-        kw.update(temperature=req.temperature, top_p=req.top_p) if sample else kw.update(temperature=None, top_p=None, top_k=None)
-        if req.stop: kw.update(stop_strings=list(req.stop), tokenizer=tok)   # transformers stops generating at them
-        if req.effective_seed is not None: torch.manual_seed(req.effective_seed)
-        with torch.no_grad(): out = model.generate(**enc, **kw)
-        new = out.sequences[0, enc["input_ids"].shape[1]:].tolist()
-        eos = tok.eos_token_id
-        finish = "stop" if eos is not None and eos in new else "length"
-        text = tok.decode(new, skip_special_tokens=True)
-        for s in req.stop or []:   # `generate` stops after a stop string but keeps it in the output: cut it here
-            if s and s in text: text, finish = text[:text.index(s)], "stop"
-        lps = None
-        if req.top_logprobs:
-            lps = []
-            for step in out.logits:
-                v, i = torch.log_softmax(step[0].float(), -1).topk(req.top_logprobs)
-                lps.append({tok.decode([t]): float(x) for t, x in zip(i.tolist(), v.tolist())})
-        return Result(text=text, finish_reason=finish, usage={"prompt_tokens": int(enc["input_ids"].shape[1]),
-                      "completion_tokens": len(new)}, top_logprobs=lps)
+# %% ../../nbs/24_hf.ipynb #323451d7
+@patch
+def complete(self:HFBackend, req:Request, # one request
+            )->Result:
+    "Run one request (in a worker thread, under the lock)."
+    if req.json_schema is not None:
+        raise NotImplementedError("the hf backend has no constrained decoding; use llamacpp: or an OpenAI endpoint for json_schema")
+    import torch
+    tok, model = self.load()
+    enc = tok(self.prompt_text(req), return_tensors="pt").to(self.device)
+    sample = req.temperature > 0
+    kw = dict(max_new_tokens=req.max_tokens, do_sample=sample, return_dict_in_generate=True,
+              output_logits=bool(req.top_logprobs), pad_token_id=tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id)
+    kw.update(temperature=req.temperature, top_p=req.top_p) if sample else kw.update(temperature=None, top_p=None, top_k=None)
+    if req.stop: kw.update(stop_strings=list(req.stop), tokenizer=tok)   # transformers stops generating at them
+    if req.effective_seed is not None: torch.manual_seed(req.effective_seed)
+    with torch.no_grad(): out = model.generate(**enc, **kw)
+    new = out.sequences[0, enc["input_ids"].shape[1]:].tolist()
+    eos = tok.eos_token_id
+    finish = "stop" if eos is not None and eos in new else "length"
+    text = tok.decode(new, skip_special_tokens=True)
+    for s in req.stop or []:   # `generate` stops after a stop string but keeps it in the output: cut it here
+        if s and s in text: text, finish = text[:text.index(s)], "stop"
+    lps = None
+    if req.top_logprobs:
+        lps = []
+        for step in out.logits:
+            v, i = torch.log_softmax(step[0].float(), -1).topk(req.top_logprobs)
+            lps.append({tok.decode([t]): float(x) for t, x in zip(i.tolist(), v.tolist())})
+    return Result(text=text, finish_reason=finish, usage={"prompt_tokens": int(enc["input_ids"].shape[1]),
+                  "completion_tokens": len(new)}, top_logprobs=lps)
 
+# %% ../../nbs/24_hf.ipynb #b78498c9
 def hf_backend(rest:str, # model folder or Hub name
                **params, # `HFBackend` arguments
               )->HFBackend:

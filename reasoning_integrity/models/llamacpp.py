@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..core.data import cache_dir
 from .llm import LocalBackend, Request, Result
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['KNOWN_MODELS', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf', 'bounded_schema', 'step_top_logprobs',
@@ -263,6 +264,7 @@ class GreedyGrammarSampler:
 
 _SAMPLED_CHAIN = (b"penalties", b"grammar", b"top-k", b"typical", b"top-p", b"min-p", b"temp", b"dist")
 
+# %% ../../nbs/22_llamacpp.ipynb #31a179b2
 class SampledGrammarSampler:
     "Sampling under a grammar, the grammar checked on the most likely tokens first (widening); the full chain when that cannot be exact."
     def __init__(self, chain, # the `llama_cpp._internals.LlamaSampler` llama-cpp-python built (penalties, grammar, top-k, typical, top-p, min-p, temp, dist)
@@ -319,6 +321,7 @@ class SampledGrammarSampler:
 
     def close(self): self.chain.close()
 
+# %% ../../nbs/22_llamacpp.ipynb #16f8c98b
 def greedy_grammar_shortcut(llama, # a `llama_cpp.Llama`
                             k:int=64, # candidates checked before the full vocabulary (greedy; sampled calls check 4k)
                             sampled:bool=True, # also sampled calls (`SampledGrammarSampler`)
@@ -366,6 +369,7 @@ def _usable_cpus()->int:
     "CPUs this process may run on (its affinity mask where the OS has one)."
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
+# %% ../../nbs/22_llamacpp.ipynb #0c1327ae
 class LlamaCppBackend(LocalBackend):
     "A GGUF model run in this process by llama.cpp."
     kind = "llamacpp"
@@ -426,41 +430,43 @@ class LlamaCppBackend(LocalBackend):
         llama = Llama(str(self.path), **{**self.kwargs, **over})
         return greedy_grammar_shortcut(llama, self.grammar_shortcut) if self.grammar_shortcut else llama
 
-    def complete(self, req:Request, # one request
-                )->Result:
-        "Run one request (called in a worker thread, under the lock)."
-        if req.prompt_logprobs:   # the main instance, every position's logits, one chunk at a time
-            pl, n = prompt_token_logprobs(self.model(), req.prompt, self.prompt_chunk)
-            if req.max_tokens == 0:
-                return Result(text="", finish_reason="length", prompt_logprobs=pl,
-                              usage={"prompt_tokens": n, "completion_tokens": 0, "total_tokens": n})
-            res = self.complete(dataclasses.replace(req, prompt_logprobs=False))
-            return dataclasses.replace(res, prompt_logprobs=pl)
-        kw = dict(temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens, stop=req.stop,
-                  seed=req.effective_seed)
-        if req.messages is None and req.top_logprobs:   # the main instance, last-row logits (no `logits_all`)
-            grammar = None
-            if req.json_schema is not None:
-                from llama_cpp import LlamaGrammar
-                grammar = LlamaGrammar.from_json_schema(json.dumps(req.json_schema), verbose=False)
-            out = completion_with_top_logprobs(self.model(), req.prompt, req.top_logprobs, grammar=grammar, **kw)
-            return Result(text=out["text"], finish_reason=out["finish_reason"], usage=out["usage"],
-                          top_logprobs=out["top_logprobs"])
-        m = self.model(logprobs=bool(req.top_logprobs))
-        if req.messages is not None:
-            if req.json_schema is not None: kw["response_format"] = {"type": "json_object", "schema": req.json_schema}
-            if req.top_logprobs: kw.update(logprobs=True, top_logprobs=req.top_logprobs)
-            out = m.create_chat_completion(messages=req.messages, **kw)
-            ch = out["choices"][0]
-            text, lps = ch["message"].get("content") or "", _chat_logprobs(ch.get("logprobs"))
-        else:
-            if req.json_schema is not None:
-                from llama_cpp import LlamaGrammar
-                kw["grammar"] = LlamaGrammar.from_json_schema(json.dumps(req.json_schema), verbose=False)
-            out = m.create_completion(prompt=req.prompt, **kw)
-            ch = out["choices"][0]
-            text, lps = ch["text"], _completion_logprobs(ch.get("logprobs"))
-        return Result(text=text, finish_reason=ch.get("finish_reason"), usage=dict(out.get("usage") or {}), top_logprobs=lps)
+# %% ../../nbs/22_llamacpp.ipynb #99f1793e
+@patch
+def complete(self:LlamaCppBackend, req:Request, # one request
+            )->Result:
+    "Run one request (called in a worker thread, under the lock)."
+    if req.prompt_logprobs:   # the main instance, every position's logits, one chunk at a time
+        pl, n = prompt_token_logprobs(self.model(), req.prompt, self.prompt_chunk)
+        if req.max_tokens == 0:
+            return Result(text="", finish_reason="length", prompt_logprobs=pl,
+                          usage={"prompt_tokens": n, "completion_tokens": 0, "total_tokens": n})
+        res = self.complete(dataclasses.replace(req, prompt_logprobs=False))
+        return dataclasses.replace(res, prompt_logprobs=pl)
+    kw = dict(temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens, stop=req.stop,
+              seed=req.effective_seed)
+    if req.messages is None and req.top_logprobs:   # the main instance, last-row logits (no `logits_all`)
+        grammar = None
+        if req.json_schema is not None:
+            from llama_cpp import LlamaGrammar
+            grammar = LlamaGrammar.from_json_schema(json.dumps(req.json_schema), verbose=False)
+        out = completion_with_top_logprobs(self.model(), req.prompt, req.top_logprobs, grammar=grammar, **kw)
+        return Result(text=out["text"], finish_reason=out["finish_reason"], usage=out["usage"],
+                      top_logprobs=out["top_logprobs"])
+    m = self.model(logprobs=bool(req.top_logprobs))
+    if req.messages is not None:
+        if req.json_schema is not None: kw["response_format"] = {"type": "json_object", "schema": req.json_schema}
+        if req.top_logprobs: kw.update(logprobs=True, top_logprobs=req.top_logprobs)
+        out = m.create_chat_completion(messages=req.messages, **kw)
+        ch = out["choices"][0]
+        text, lps = ch["message"].get("content") or "", _chat_logprobs(ch.get("logprobs"))
+    else:
+        if req.json_schema is not None:
+            from llama_cpp import LlamaGrammar
+            kw["grammar"] = LlamaGrammar.from_json_schema(json.dumps(req.json_schema), verbose=False)
+        out = m.create_completion(prompt=req.prompt, **kw)
+        ch = out["choices"][0]
+        text, lps = ch["text"], _completion_logprobs(ch.get("logprobs"))
+    return Result(text=text, finish_reason=ch.get("finish_reason"), usage=dict(out.get("usage") or {}), top_logprobs=lps)
 
 # %% ../../nbs/22_llamacpp.ipynb #7abcc2be
 def llamacpp_backend(rest:str, # 'gemma3-270m', 'smollm2-135m' or a path to a .gguf ('' = gemma3-270m)

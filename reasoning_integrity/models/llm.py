@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from .cache import Cache, cache_key, canonical_json, _clean_text
 from ..core.registry import Registry
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['BACKENDS', 'CALL_TOTALS', 'PROGRESS_ENV', 'FAIL_FAST_ENV', 'Request', 'Result', 'EndpointError', 'TransientError',
@@ -225,12 +226,14 @@ class LocalBackend(Backend):
         "`complete` on the backend's worker thread, one call at a time."
         return await asyncio.wrap_future(self.on_thread(self._locked, req))
 
+# %% ../../nbs/20_llm.ipynb #c5b10076
 def _lazy(module:str, name:str)->Callable[..., Backend]:
     "A factory that imports `module` only when called (torch, openai and llama.cpp load only when used)."
     def factory(rest:str, **params)->Backend: return getattr(importlib.import_module(module), name)(rest, **params)
     factory.__qualname__ = f"{module}.{name}"
     return factory
 
+# %% ../../nbs/20_llm.ipynb #209a5ec1
 _M = "reasoning_integrity.models"
 BACKENDS: Registry = Registry("llm_backend", "LLM spec prefixes (llm=, --model): factories that import their module on first use", {
     "llamacpp": _lazy(f"{_M}.llamacpp", "llamacpp_backend"),
@@ -331,6 +334,7 @@ def _shallow(obj)->dict:
 @functools.cache
 def _field_names(cls:type)->tuple[str, ...]: return tuple(f.name for f in dataclasses.fields(cls))
 
+# %% ../../nbs/20_llm.ipynb #01d2b080
 def _request_dict(req:Request)->dict:
     "What a request's cache key is made of: `_shallow` without the later fields at their defaults (`_KEY_DEFAULTS`)."
     return _drop_defaults(_shallow(req))
@@ -392,6 +396,7 @@ def redact_credentials(text:str, # a spec, a URL, or a message that may hold one
 
 FAIL_FAST_ENV = "RI_FAIL_FAST"
 
+# %% ../../nbs/20_llm.ipynb #097bd5ce
 def fail_fast_default()->float:
     "The `fail_fast` of an `LLM` that sets none: `$RI_FAIL_FAST` (`0`/`off`: never stop; a share in (0, 1]), else 1.0."
     v = os.environ.get(FAIL_FAST_ENV, "").strip().lower()
@@ -402,6 +407,7 @@ def fail_fast_default()->float:
     if not 0 <= x <= 1: raise ValueError(f"${FAIL_FAST_ENV}={v!r}: expected 0 (off) or a share of failed calls in (0, 1]")
     return x
 
+# %% ../../nbs/20_llm.ipynb #ad5cd8dd
 class LLM:
     "A backend with a cache, a concurrency bound, a per-request timeout and a retry policy."
     def __init__(self,
@@ -450,106 +456,113 @@ class LLM:
         if _timeout is None: return await asyncio.wait_for(call(req), self.timeout)   # Python 3.10
         async with _timeout(self.timeout): return await call(req)
 
-    async def _run_one(self, call, req, rd, key, sem):
-        async with sem:
-            for attempt in range(self.retry.max_retries + 1):
-                t0 = time.perf_counter()
-                try:
-                    res = await self._call(call, req)
-                    _check_prompt_logprobs(req, res, self.backend)
-                except asyncio.CancelledError: raise
-                except Exception as e:
-                    transient = isinstance(e, (TransientError, TimeoutError, asyncio.TimeoutError, ConnectionError))
-                    if not transient or attempt == self.retry.max_retries:
-                        return Result(error=_err(e), backend=self.backend.label, cache_key=key, attempts=attempt + 1,
-                                      latency_s=time.perf_counter() - t0)
-                    await asyncio.sleep(self.retry.delay(attempt, getattr(e, "retry_after", None)))
-                    continue
-                res = dataclasses.replace(_clean_result(res), latency_s=time.perf_counter() - t0, backend=self.backend.label,
-                                          cache_key=key, attempts=attempt + 1, cached=False)
-                if res.ok and self.cache is not None:
-                    self.cache.put(key, self.backend.label, rd, _shallow(res))
-                return res
-
-    async def agenerate(self,
-                        requests:list[Request], # the batch
-                        progress:bool=True,     # show a tqdm bar
-                       )->list[Result]:
-        "Run a batch; results in request order; failures come back as `Result.error` (`EndpointError`: see `fail_fast`)."
-        t0 = time.perf_counter()
-        requests, ident = list(requests), self.identity
-        dicts = [_request_dict(r) for r in requests]
-        keys = [cache_key(ident, d) for d in dicts]
-        bad0 = self.cache.bad_rows if self.cache is not None else 0
-        out: dict[str, Result] = self.cache.get_many(keys, parse=_cached_result) if self.cache is not None else {}
-        todo = {k: (r, d) for k, r, d in zip(keys, requests, dicts) if k not in out}   # identical requests run once
-        if todo and self.preflight is not None and not self._preflight_done:
-            await self.backend.preflight(self.preflight)
-            self._preflight_done = True
-        bar = tqdm(total=len(requests), initial=len(requests) - sum(k in todo for k in keys),
-                   disable=not progress, desc=self.backend.label, leave=False)
-        _live(calls=len(keys) - sum(k in todo for k in keys), cached=len(keys) - sum(k in todo for k in keys), force=True)
-        if todo:
-            _LIVE_STATE["batch_t0"] = time.perf_counter()
-            mult = Counter(keys)
-            sem = asyncio.Semaphore(self.concurrency)
-            async with self.backend.connect() as call:
-                async def one(k, r, d):
-                    out[k] = res = await self._run_one(call, r, d, k, sem)
-                    bar.update(mult[k])
-                    _live(calls=mult[k], failed=mult[k] * (not res.ok), tokens=int(res.usage.get("completion_tokens") or 0))
-                await asyncio.gather(*(one(k, r, d) for k, (r, d) in todo.items()))
-        bar.close()
-        if todo: _LIVE["live_s"] += time.perf_counter() - _LIVE_STATE["batch_t0"]
-        _LIVE_STATE["batch_t0"] = None
-        _live(force=True)
-        results = [out[k] for k in keys]
-        self.last_summary = s = summarize(results, time.perf_counter() - t0)
-        _add_totals(self.backend.label, s, s.wall_s if todo else 0.0)
-        if self.cache is not None and (bad := self.cache.bad_rows - bad0):
-            s.cache_bad = bad
-            warnings.warn(f"{bad} cached response(s) in {self.cache.path} could not be read: treated as misses and "
-                          "generated again", stacklevel=2)
-        if s.failed:
-            first = next(r.error for r in results if r.error)
-            warnings.warn(f"{s.failed} of {s.n} requests failed on {self.backend.label} {s.errors}; first: {first}",
-                          stacklevel=2)
-        if todo and not self._first_batch_done: self._check_first_batch([out[k] for k in todo])
-        return results
-
-    def _check_first_batch(self, called:list[Result]):
-        "Raise `EndpointError` when at least `fail_fast` of the first batch's calls failed; else never check again."
-        failed = [r for r in called if not r.ok]
-        if self.fail_fast and failed and len(failed) >= self.fail_fast * len(called):
-            errs = dict(Counter(r.error.split(":", 1)[0] for r in failed))
-            ep = self.backend.endpoint
-            where = self.backend.label + ("" if ep in self.backend.label else f" ({ep})")
-            raise EndpointError(f"{len(failed)} of the {len(called)} calls of the first batch failed on {where} {errs}; "
-                                f"first: {failed[0].error}. Stopping rather than going on with failed calls; "
-                                f"set {FAIL_FAST_ENV}=0 (or LLM(fail_fast=0)) to go on regardless")
-        self._first_batch_done = True
-
-    def generate(self,
-                 requests:list[Request], # the batch
-                 progress:bool=True,     # show a tqdm bar
-                )->list[Result]:
-        "Synchronous `agenerate` (works inside Jupyter's running event loop too)."
-        try: asyncio.get_running_loop()
-        except RuntimeError: return asyncio.run(self.agenerate(requests, progress))
-        box = {}
-        def target():
-            try: box["r"] = asyncio.run(self.agenerate(requests, progress))
-            except BaseException as e: box["e"] = e
-        t = threading.Thread(target=target); t.start(); t.join()
-        if "e" in box: raise box["e"]
-        return box["r"]
-
     def __call__(self, prompt:str|list[dict], # a prompt, or chat messages
                  **kw,                         # other `Request` fields
                 )->Result:
         "One request: `llm('2+2=', max_tokens=3)`."
         req = Request(prompt=prompt, **kw) if isinstance(prompt, str) else Request(messages=prompt, **kw)
         return self.generate([req], progress=False)[0]
+
+# %% ../../nbs/20_llm.ipynb #72e41b03
+@patch
+async def _run_one(self:LLM, call, req, rd, key, sem):
+    async with sem:
+        for attempt in range(self.retry.max_retries + 1):
+            t0 = time.perf_counter()
+            try:
+                res = await self._call(call, req)
+                _check_prompt_logprobs(req, res, self.backend)
+            except asyncio.CancelledError: raise
+            except Exception as e:
+                transient = isinstance(e, (TransientError, TimeoutError, asyncio.TimeoutError, ConnectionError))
+                if not transient or attempt == self.retry.max_retries:
+                    return Result(error=_err(e), backend=self.backend.label, cache_key=key, attempts=attempt + 1,
+                                  latency_s=time.perf_counter() - t0)
+                await asyncio.sleep(self.retry.delay(attempt, getattr(e, "retry_after", None)))
+                continue
+            res = dataclasses.replace(_clean_result(res), latency_s=time.perf_counter() - t0, backend=self.backend.label,
+                                      cache_key=key, attempts=attempt + 1, cached=False)
+            if res.ok and self.cache is not None:
+                self.cache.put(key, self.backend.label, rd, _shallow(res))
+            return res
+
+# %% ../../nbs/20_llm.ipynb #77f247aa
+@patch
+async def agenerate(self:LLM,
+                    requests:list[Request], # the batch
+                    progress:bool=True,     # show a tqdm bar
+                   )->list[Result]:
+    "Run a batch; results in request order; failures come back as `Result.error` (`EndpointError`: see `fail_fast`)."
+    t0 = time.perf_counter()
+    requests, ident = list(requests), self.identity
+    dicts = [_request_dict(r) for r in requests]
+    keys = [cache_key(ident, d) for d in dicts]
+    bad0 = self.cache.bad_rows if self.cache is not None else 0
+    out: dict[str, Result] = self.cache.get_many(keys, parse=_cached_result) if self.cache is not None else {}
+    todo = {k: (r, d) for k, r, d in zip(keys, requests, dicts) if k not in out}   # identical requests run once
+    if todo and self.preflight is not None and not self._preflight_done:
+        await self.backend.preflight(self.preflight)
+        self._preflight_done = True
+    bar = tqdm(total=len(requests), initial=len(requests) - sum(k in todo for k in keys),
+               disable=not progress, desc=self.backend.label, leave=False)
+    _live(calls=len(keys) - sum(k in todo for k in keys), cached=len(keys) - sum(k in todo for k in keys), force=True)
+    if todo:
+        _LIVE_STATE["batch_t0"] = time.perf_counter()
+        mult = Counter(keys)
+        sem = asyncio.Semaphore(self.concurrency)
+        async with self.backend.connect() as call:
+            async def one(k, r, d):
+                out[k] = res = await self._run_one(call, r, d, k, sem)
+                bar.update(mult[k])
+                _live(calls=mult[k], failed=mult[k] * (not res.ok), tokens=int(res.usage.get("completion_tokens") or 0))
+            await asyncio.gather(*(one(k, r, d) for k, (r, d) in todo.items()))
+    bar.close()
+    if todo: _LIVE["live_s"] += time.perf_counter() - _LIVE_STATE["batch_t0"]
+    _LIVE_STATE["batch_t0"] = None
+    _live(force=True)
+    results = [out[k] for k in keys]
+    self.last_summary = s = summarize(results, time.perf_counter() - t0)
+    _add_totals(self.backend.label, s, s.wall_s if todo else 0.0)
+    if self.cache is not None and (bad := self.cache.bad_rows - bad0):
+        s.cache_bad = bad
+        warnings.warn(f"{bad} cached response(s) in {self.cache.path} could not be read: treated as misses and "
+                      "generated again", stacklevel=2)
+    if s.failed:
+        first = next(r.error for r in results if r.error)
+        warnings.warn(f"{s.failed} of {s.n} requests failed on {self.backend.label} {s.errors}; first: {first}",
+                      stacklevel=2)
+    if todo and not self._first_batch_done: self._check_first_batch([out[k] for k in todo])
+    return results
+
+@patch
+def _check_first_batch(self:LLM, called:list[Result]):
+    "Raise `EndpointError` when at least `fail_fast` of the first batch's calls failed; else never check again."
+    failed = [r for r in called if not r.ok]
+    if self.fail_fast and failed and len(failed) >= self.fail_fast * len(called):
+        errs = dict(Counter(r.error.split(":", 1)[0] for r in failed))
+        ep = self.backend.endpoint
+        where = self.backend.label + ("" if ep in self.backend.label else f" ({ep})")
+        raise EndpointError(f"{len(failed)} of the {len(called)} calls of the first batch failed on {where} {errs}; "
+                            f"first: {failed[0].error}. Stopping rather than going on with failed calls; "
+                            f"set {FAIL_FAST_ENV}=0 (or LLM(fail_fast=0)) to go on regardless")
+    self._first_batch_done = True
+
+# %% ../../nbs/20_llm.ipynb #32c7984a
+@patch
+def generate(self:LLM,
+             requests:list[Request], # the batch
+             progress:bool=True,     # show a tqdm bar
+            )->list[Result]:
+    "Synchronous `agenerate` (works inside Jupyter's running event loop too)."
+    try: asyncio.get_running_loop()
+    except RuntimeError: return asyncio.run(self.agenerate(requests, progress))
+    box = {}
+    def target():
+        try: box["r"] = asyncio.run(self.agenerate(requests, progress))
+        except BaseException as e: box["e"] = e
+    t = threading.Thread(target=target); t.start(); t.join()
+    if "e" in box: raise box["e"]
+    return box["r"]
 
 # %% ../../nbs/20_llm.ipynb #be91835c
 def get_llm(spec:str="llamacpp:gemma3-270m",  # backend spec: '<kind>:<model or url or file>'
@@ -611,6 +624,7 @@ def _replay_record(d:dict)->dict:
     return {"text": r.text, "finish_reason": fr, "usage": usage, "top_logprobs": r.top_logprobs,
             **({"prompt_logprobs": r.prompt_logprobs} if pl is not None else {})}
 
+# %% ../../nbs/20_llm.ipynb #5b2ba9ea
 class ReplayBackend(Backend):
     "Serves recorded outputs from a JSONL file (see `record_replay`)."
     kind, cacheable, default_concurrency, default_timeout = "replay", False, 64, None

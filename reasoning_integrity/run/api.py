@@ -39,6 +39,7 @@ def _default(kind:str):
     except Exception as e:  # a missing optional model: the signals that need it are listed as skipped
         return None, f"{kind} model unavailable: {type(e).__name__}: {str(e)[:120]}"
 
+# %% ../../nbs/93_api.ipynb #3ebaaf26
 def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
                 question:str="",  # the problem it answers (signals that need one skip without it)
                 reference:Sequence[str]|None=None,  # a reference chain, for the alignment signals

@@ -57,10 +57,12 @@ def _limit_text(lim)->str:
     return "--limit N over " + ", ".join(k if g == 1 else f"{k}×{_groups_text(g)}" for k, g in lim.items())
 
 # the modules whose import creates (or fills) a registry of `core.registry`
-COMPONENT_MODULES = ("models.llm", "models.doubles", "lines.trajectory.divergence", "lines.trajectory.perturb",
-                     "lines.trajectory.oracle", "lines.long_cot.section_scorers", "signals.registry", "logs.readers", "logs.segment")
+COMPONENT_MODULES = ("core.text", "models.llm", "models.doubles", "models.nli", "lines.trajectory.divergence",
+                     "lines.trajectory.perturb", "lines.trajectory.oracle", "lines.trajectory.protocol", "lines.ptp.traces",
+                     "lines.ptp.protocol", "lines.alignment.scienceqa", "lines.alignment.scos", "lines.long_cot.critic",
+                     "lines.long_cot.section_scorers", "signals.registry", "signals.verify", "logs.readers", "logs.segment")
 
-def _list_components() -> int:
+def _list_components()->int:
     "`ri list --components`: every component selectable by name, by kind, one line each (100 columns)."
     import importlib
     from reasoning_integrity.core.registry import Registry
@@ -71,7 +73,8 @@ def _list_components() -> int:
         for name in reg: print(_wrap(f"{name:<22} {reg.describe(name)}", indent=2))
     return 0
 
-def _cmd_list(a) -> int:
+# %% ../../nbs/92_cli.ipynb #92075f91
+def _cmd_list(a)->int:
     from reasoning_integrity.run.runner import list_experiments, experiment_paths, experiment_info
     a.root = _root(a, "list")
     if a.components: return _list_components()
@@ -100,7 +103,7 @@ def _cmd_list(a) -> int:
             if r["help"]: print(_wrap(r["help"], indent=6))
     return 0
 
-def _cmd_reproduce(a) -> int:
+def _cmd_reproduce(a)->int:
     from reasoning_integrity.run.runner import parse_params, reproduce, ReportBusy
     try: params = parse_params(a.param)
     except ValueError as e: print(f"ri reproduce: {e}", file=sys.stderr); return 2
@@ -130,7 +133,8 @@ def _cmd_reproduce(a) -> int:
     print(f"\n{len(res) - failed} ok, {failed} failed; index: {res.attrs.get('index')}")
     return 1 if failed else 0
 
-def _cmd_view(a) -> int:
+# %% ../../nbs/92_cli.ipynb #ec538c09
+def _cmd_view(a)->int:
     from reasoning_integrity.run.explore import write_html
     root = _root(a, "view")
     rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
@@ -152,7 +156,7 @@ def _cmd_view(a) -> int:
         if not webbrowser.open(p.resolve().as_uri()): print("no browser found here: open the file above in one", file=sys.stderr)
     return 0
 
-def _cmd_score(a) -> int:
+def _cmd_score(a)->int:
     from reasoning_integrity.logs.score import score_log
     from reasoning_integrity.logs.readers import LogReadError
     from reasoning_integrity.run.runner import ReportBusy, ReportRefused
@@ -170,7 +174,7 @@ def _cmd_score(a) -> int:
     print(f"\nreport: {r.report}\nbrowse: ri view {r.report.name}")
     return 0
 
-def _cmd_compare(a) -> int:
+def _cmd_compare(a)->int:
     from reasoning_integrity.logs.score import compare_runs
     from reasoning_integrity.run.runner import ReportBusy, ReportRefused
     root = _root(a, "compare")
@@ -185,7 +189,8 @@ def _cmd_compare(a) -> int:
     print(f"\nreport: {c.report}")
     return 0
 
-def _cmd_cache(a) -> int:
+# %% ../../nbs/92_cli.ipynb #82a3bea3
+def _cmd_cache(a)->int:
     try: from reasoning_integrity.models import cache
     except ImportError as e: print(f"ri cache: the model cache is not available: {e}", file=sys.stderr); return 2
     with warnings.catch_warnings(record=True) as caught:
@@ -206,23 +211,24 @@ def _cmd_cache(a) -> int:
     print(f"cache file: {df.attrs['path']} ({df.attrs.get('file_bytes', 0)/1e6:.1f} MB on disk)")
     return 0
 
-def _cmd_models(a) -> int:
+def _cmd_models(a)->int:
     try: from reasoning_integrity.models.nli_train import build_nli
     except ImportError as e: print(f"ri models: the NLI builder is not available: {e}", file=sys.stderr); return 2
     _show(build_nli(force=a.force))
     return 0
 
-# %% ../../nbs/92_cli.ipynb #c9cfa445
-def parser() -> argparse.ArgumentParser:
-    "The `ri` argument parser."
-    p = argparse.ArgumentParser(prog="ri", description="reasoning_integrity workbench: run experiments, manage models.")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+# %% ../../nbs/92_cli.ipynb #df7ce2be
+def _add_list(sub:argparse._SubParsersAction):
+    "`ri list` and its options."
     l = sub.add_parser("list", help="experiment notebooks (one line each); with NAME, its parameters and profiles")
     l.add_argument("names", nargs="*", metavar="NAME", help="experiments whose parameters to show")
     l.add_argument("--components", action="store_true",
                    help="every component selectable by name: signals, operators, deltas, backends, scorers, readers, ...")
     l.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     l.set_defaults(func=_cmd_list)
+
+def _add_reproduce(sub:argparse._SubParsersAction):
+    "`ri reproduce` and its options."
     r = sub.add_parser("reproduce", help="run experiment notebooks into reports/ and write reports/index.html")
     r.add_argument("names", nargs="*", metavar="NAME", help="experiments to run (default: all)")
     r.add_argument("--profile", default="quick", choices=("quick", "full"), help="quick (minutes) or full (papers' sizes)")
@@ -240,6 +246,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--cache", default="use", choices=("use", "refresh", "off"),
                    help="model response caches: use (default), refresh (generate again and store), off (neither read nor write)")
     r.set_defaults(func=_cmd_reproduce)
+
+def _add_view(sub:argparse._SubParsersAction):
+    "`ri view` and its options."
     v = sub.add_parser("view", help="browse a report's items in the browser (writes reports/NAME/explorer.html)")
     v.add_argument("name", metavar="NAME", help="the experiment whose report to browse")
     v.add_argument("--out", default=None, help="the HTML file to write (default: reports/NAME/explorer.html)")
@@ -250,6 +259,10 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--reports-dir", default="reports", help="reports folder, relative to the repository root (the full profile's: reports/full)")
     v.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     v.set_defaults(func=_cmd_view)
+
+# %% ../../nbs/92_cli.ipynb #fa79bf79
+def _add_score(sub:argparse._SubParsersAction):
+    "`ri score` and its options."
     s = sub.add_parser("score", help="score the chains of a log (inspect_ai, lm-eval samples, chat JSONL, JSONL/CSV/Parquet) "
                                      "into reports/scored/NAME")
     s.add_argument("path", metavar="PATH", help="the log file")
@@ -264,6 +277,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     s.add_argument("--no-progress", action="store_true", help="no progress bars")
     s.set_defaults(func=_cmd_score)
+
+def _add_compare(sub:argparse._SubParsersAction):
+    "`ri compare` and its options."
     k = sub.add_parser("compare", help="paired per-signal differences of two scored runs, matched by sample id")
     k.add_argument("a", metavar="A", help="a scored run (a name under reports/scored, or its folder)")
     k.add_argument("b", metavar="B", help="the other scored run")
@@ -272,17 +288,31 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--reports-dir", default="reports", help="reports folder, relative to the repository root")
     k.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     k.set_defaults(func=_cmd_compare)
+
+def _add_cache(sub:argparse._SubParsersAction):
+    "`ri cache` and its options."
     c = sub.add_parser("cache", help="the model caches: responses (default), or an embedding / NLI cache given by --path")
     c.add_argument("action", choices=("info", "clear"))
     c.add_argument("--backend", default=None, help="clear only this backend's entries")
     c.add_argument("--path", default=None, help="the cache file (default: the user cache, under $RI_CACHE_DIR)")
     c.set_defaults(func=_cmd_cache)
+
+def _add_models(sub:argparse._SubParsersAction):
+    "`ri models` and its options."
     m = sub.add_parser("models", help="one-time model builds")
     m.add_argument("action", choices=("build-nli",))
     m.add_argument("--force", action="store_true", help="rebuild even when a built model is cached")
     m.set_defaults(func=_cmd_models)
+
+# %% ../../nbs/92_cli.ipynb #c9cfa445
+def parser()->argparse.ArgumentParser:
+    "The `ri` argument parser."
+    p = argparse.ArgumentParser(prog="ri", description="reasoning_integrity workbench: run experiments, manage models.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_list, _add_reproduce, _add_view, _add_score, _add_compare, _add_cache, _add_models): add(sub)
     return p
 
+# %% ../../nbs/92_cli.ipynb #920def7a
 def main(argv:list[str]|None=None, # arguments without the program name; `None`: `sys.argv[1:]`
         )->int:
     "Entry point of the `ri` command; returns the exit status."

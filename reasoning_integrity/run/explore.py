@@ -81,6 +81,7 @@ def load_items(report:str|Path, # an experiment name or a report folder
         except OSError as e: problems.append(f"{f.name}: could not be read ({type(e).__name__})")
     return items, problems
 
+# %% ../../nbs/94_explore.ipynb #5b88e03a
 def skipped(problems:list[str], # the problems `load_items` returned
            )->str:
     "How many malformed records were skipped, as the pages say it ('' when none)."
@@ -131,6 +132,7 @@ def _steps_html(steps:list, signals:dict)->str:
         rows.append(f"<tr><td>{i}</td><td class=\"ri-tex\">{_text(s)}</td>{''.join(cells)}</tr>")
     return f'<table class="ri-steps">{head}{"".join(rows)}</table>'
 
+# %% ../../nbs/94_explore.ipynb #e114ef5c
 def _matrix_html(name:str, m:dict, max_cells:int=60)->str:
     vals = m["values"]
     nr, nc = len(vals), len(vals[0]) if vals else 0
@@ -155,6 +157,7 @@ def _matrix_html(name:str, m:dict, max_cells:int=60)->str:
     legend = f"{nr}×{nc}, range {lo:.3g} to {hi:.3g}" + (f"; alignment path of {len(path)} cells outlined" if path else "") + cut
     return f'<h4>{html.escape(name)}</h4><div>{legend}</div><table class="ri-matrix">{head}{"".join(body)}</table>'
 
+# %% ../../nbs/94_explore.ipynb #affca1ec
 def item_html(item:dict, # one record in the `Report.items` schema
               css:bool=True, # include the style sheet (off when a page holds many items)
              )->str:

@@ -13,7 +13,8 @@ from fastcore.basics import patch
 from ..core.data import accessed_files
 
 # %% auto #0
-__all__ = ['KEY_PACKAGES', 'CSV_DIGITS', 'ITEM_KEYS', 'package_versions', 'git_state', 'resolve_params', 'Report', 'check_item']
+__all__ = ['KEY_PACKAGES', 'CSV_DIGITS', 'ITEM_KEYS', 'package_versions', 'git_state', 'run_provenance', 'resolve_params',
+           'Report', 'check_item']
 
 # %% ../../nbs/90_report.ipynb #5ecb4c40
 KEY_PACKAGES = ("reasoning_integrity", "numpy", "scipy", "pandas", "statsmodels", "matplotlib", "seaborn",
@@ -36,6 +37,18 @@ def git_state(root:str|Path, # a folder inside a git checkout
         return r.stdout.strip() if r.returncode == 0 else None
     status = _git("status", "--porcelain")
     return {"commit": _git("rev-parse", "HEAD"), "dirty": None if status is None else bool(status)}
+
+def run_provenance(manifest:dict, # the report's manifest.json as a dict (`{}` when it has none)
+                   out:Path,      # the report folder
+                   root:Path,     # the repository the run used
+                  )->dict[str, Any]:
+    "The `run.json` fields a finished report's provenance fills in (manifest contents, git, versions, platform, tables, figures): one builder for `ri reproduce` and for a notebook run from JupyterLab."
+    m = manifest or {}
+    return dict(resolved_params=m.get("resolved_params", {}), data=m.get("data_files", []), models=m.get("models", {}),
+                notes=m.get("notes", []), llm_calls=m.get("llm_calls", []), manifest="manifest.json" if m else None,
+                git=git_state(root), versions=package_versions(), platform=platform.platform(),
+                tables=sorted(q.relative_to(out).as_posix() for q in out.glob("tables/*.csv")),
+                figures=sorted(q.relative_to(out).as_posix() for q in out.glob("figures/*.png")))
 
 # %% ../../nbs/90_report.ipynb #ad8a00b4
 def _same_kind(given, like)->bool:
@@ -107,6 +120,7 @@ def _redacted_frame(df:pd.DataFrame)->pd.DataFrame:
     for c in obj: out[c] = out[c].map(lambda v: _redact(v) if isinstance(v, str) else v)
     return out.rename(columns=lambda c: _redact(c) if isinstance(c, str) else c)
 
+# %% ../../nbs/90_report.ipynb #fb988f19
 class Report:
     "Writes an experiment's tables, figures and manifest under `report_dir`."
     def __init__(self, report_dir:str|Path, # e.g. 'reports/ptp_logged'
@@ -172,19 +186,21 @@ class Report:
         "Record a note (a difference from the paper, a caveat) in the manifest."
         self.notes.append(text)
 
-    def finish(self, run_json:bool=True, # outside `ri reproduce`: also write run.json (provenance) and drop an earlier run's outputs
-              )->dict:
-        "Write manifest.json: tables, figures, models, notes and every data file read (with sha256); run from JupyterLab, also run.json."
-        m = dict(name=self.name, resolved_params=self.resolved, tables=self.tables, figures=self.figures, models=self.models, notes=self.notes,
-                 records=self.records, data_files=accessed_files(), seconds=round(time.time() - self.t0, 3))
-        import sys
-        if "reasoning_integrity.models.llm" in sys.modules:  # model calls of this run: cold (live) vs cached
-            m["llm_calls"] = sys.modules["reasoning_integrity.models.llm"].call_totals()
-        m = json.loads(_redact(json.dumps(m, default=str)))  # a key in a URL never reaches the manifest
-        (self.dir / "manifest.json").write_text(json.dumps(m, indent=2))
-        if not os.environ.get("RI_RUNNER") and run_json: self._write_run(m)   # `ri reproduce` writes its own
-        if _in_ipython(): print(f"report written to {self.dir.resolve()}")
-        return m
+# %% ../../nbs/90_report.ipynb #fb0be7b2
+@patch
+def finish(self:Report, run_json:bool=True, # outside `ri reproduce`: also write run.json (provenance) and drop an earlier run's outputs
+          )->dict:
+    "Write manifest.json: tables, figures, models, notes and every data file read (with sha256); run from JupyterLab, also run.json."
+    m = dict(name=self.name, resolved_params=self.resolved, tables=self.tables, figures=self.figures, models=self.models, notes=self.notes,
+             records=self.records, data_files=accessed_files(), seconds=round(time.time() - self.t0, 3))
+    import sys
+    if "reasoning_integrity.models.llm" in sys.modules:  # model calls of this run: cold (live) vs cached
+        m["llm_calls"] = sys.modules["reasoning_integrity.models.llm"].call_totals()
+    m = json.loads(_redact(json.dumps(m, default=str)))  # a key in a URL never reaches the manifest
+    (self.dir / "manifest.json").write_text(json.dumps(m, indent=2))
+    if not os.environ.get("RI_RUNNER") and run_json: self._write_run(m)   # `ri reproduce` writes its own
+    if _in_ipython(): print(f"report written to {self.dir.resolve()}")
+    return m
 
 # %% ../../nbs/90_report.ipynb #e29d4928
 def _checkout_of(d:Path)->Path:
@@ -205,11 +221,7 @@ def _write_run(self:Report, m:dict):
                error=None, runner="interactive", parameters=self.resolved, injected={}, ignored_parameters=[],
                started_at=_dt.datetime.fromtimestamp(self.t0, _dt.timezone.utc).isoformat(timespec="seconds"),
                finished_at=now.isoformat(timespec="seconds"), wall_s=round(time.time() - self.t0, 3),
-               cache=os.environ.get("RI_CACHE", "use"), model_calls=None, resolved_params=m["resolved_params"],
-               data=m["data_files"], models=m["models"], notes=m["notes"], llm_calls=m.get("llm_calls", []),
-               manifest="manifest.json", git=git_state(root), versions=package_versions(), platform=platform.platform(),
-               tables=sorted(f"tables/{t['name']}.csv" for t in self.tables),
-               figures=sorted(f"figures/{f}.png" for f in self.figures), warnings=[])
+               cache=os.environ.get("RI_CACHE", "use"), model_calls=None, **run_provenance(m, self.dir, root), warnings=[])
     tmp = self.dir / f".run.json.{os.getpid()}"
     tmp.write_text(_redact(json.dumps(rec, indent=1, default=str)))
     os.replace(tmp, self.dir / "run.json")   # whole or not at all
@@ -234,6 +246,7 @@ def _plain(v):
     if getattr(v, "__module__", "").startswith("pandas") and pd.isna(v): return None
     return str(v)
 
+# %% ../../nbs/90_report.ipynb #062ce4fe
 def check_item(item:dict, # one record in the schema above
                max_depth:int=32, # deepest nesting of dicts and lists allowed (the schema needs 5)
               )->dict:
@@ -285,6 +298,7 @@ def check_item(item:dict, # one record in the schema above
                 raise ValueError(f"item {item['id']}: matrix {k!r} path cell {reprlib.repr(ij)} outside {nr}x{nc}")
     return out
 
+# %% ../../nbs/90_report.ipynb #592b6a4b
 @patch
 def items(self:Report, items:list, # dicts in the schema above
           name:str="items",         # file stem: records/<name>.jsonl

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from .report import KEY_PACKAGES, package_versions, git_state
+from .report import KEY_PACKAGES, package_versions, git_state, run_provenance
 import pandas as pd
 from jupyter_client import AsyncKernelManager
 from jupyter_client.kernelspec import KernelSpec
@@ -42,7 +42,7 @@ __all__ = ['MAX_PARAM_CHARS', 'MAX_PARAM_DEPTH', 'find_root', 'library_of', 'exp
            'run_experiment', 'default_reports_dir', 'reproduce', 'check_index_target', 'write_index']
 
 # %% ../../nbs/91_runner.ipynb #ab038f05
-def _checkout() -> Path|None:
+def _checkout()->Path|None:
     "The source checkout (folder with `settings.ini`) of the imported `reasoning_integrity`, if it is one."
     spec = importlib.util.find_spec("reasoning_integrity")
     if spec is None or not spec.origin: return None
@@ -104,17 +104,17 @@ def _node_value(node:ast.AST, # an expression node
     if strict: raise ValueError(f"not a static value: {ast.unparse(node)}")
     return ast.unparse(node)
 
-def _parse_cell(src:str) -> ast.Module|None:
+def _parse_cell(src:str)->ast.Module|None:
     "The syntax tree of a code cell without its magics and directives (`None` when it does not parse)."
     src = "\n".join("" if l.lstrip().startswith(("%", "!", "#|")) else l for l in src.splitlines())
     try: return ast.parse(src)
     except SyntaxError: return None
 
-def _code_cells(nb) -> list:
+def _code_cells(nb)->list:
     return [c for c in nb.cells if c.cell_type == "code"]
 
 # %% ../../nbs/91_runner.ipynb #d1929fb5
-def _comments(src:str) -> dict[int, str]:
+def _comments(src:str)->dict[int, str]:
     "The comment on each line of `src` (1-based line numbers)."
     out = {}
     try:
@@ -411,6 +411,7 @@ def has_credentials(value:Any)->bool:
     from reasoning_integrity.models.llm import redact_credentials
     return isinstance(value, str) and redact_credentials(value) != value
 
+# %% ../../nbs/91_runner.ipynb #cdedf26a
 def _type_ok(value:Any, spec:dict)->bool:
     "Whether `value` has the kind `spec` declares: its annotation's kinds, else the kind of one of its known values (the rule `resolve_params` applies in the kernel), else a string. `None` always passes (\"from the profile\")."
     from reasoning_integrity.run.report import _same_kind
@@ -477,7 +478,7 @@ class SameEnvKernelManager(AsyncKernelManager):
     def _transport_default(self): return "ipc" if os.name == "posix" else "tcp"  # local sockets, no open TCP port
 
     @property
-    def kernel_spec(self) -> KernelSpec:
+    def kernel_spec(self)->KernelSpec:
         "ipykernel's spec for `sys.executable`, with the checkout's package on `PYTHONPATH`."
         if self._kernel_spec is None:
             from ipykernel.kernelspec import RESOURCES, get_kernel_dict
@@ -488,9 +489,9 @@ class SameEnvKernelManager(AsyncKernelManager):
         return self._kernel_spec
 
 # %% ../../nbs/91_runner.ipynb #2210e101
-def _now() -> str: return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+def _now()->str: return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
-def _rel(p:Path, base:Path) -> str:
+def _rel(p:Path, base:Path)->str:
     "`p` relative to `base` when it is inside it, else absolute, with forward slashes."
     p = Path(p).resolve()
     try: return p.relative_to(base.resolve()).as_posix()
@@ -534,6 +535,7 @@ def check_report_target(report_dir:Path, # the report folder a run would replace
 
 _HELD: set[str] = set()   # lock files this process holds (a lock is re-entrant within the process)
 
+# %% ../../nbs/91_runner.ipynb #bb0d191b
 @contextlib.contextmanager
 def report_lock(report_dir:Path, # the report folder the lock guards
                ):
@@ -595,6 +597,7 @@ def _restore_injected(nb_path:Path, params:dict):
     if "papermill" in nb.metadata: nb.metadata.papermill["parameters"] = params
     nbformat.write(nb, nb_path)
 
+# %% ../../nbs/91_runner.ipynb #7fb2c2eb
 @contextlib.contextmanager
 def _kernel_env(**values):
     "Environment variables for the kernels started inside the block (a kernel inherits this process's), restored after; adds a fresh $RI_PROGRESS_FILE."
@@ -634,7 +637,7 @@ class _CallMonitor:
         self._stop.set(); self._t.join(); self._read()
         if self._bar is not None: self._bar.close()
 
-def _error(e:BaseException) -> dict:
+def _error(e:BaseException)->dict:
     "ename/evalue (and the failing cell for a notebook error) of an exception."
     from papermill.exceptions import PapermillExecutionError
     if isinstance(e, PapermillExecutionError):
@@ -667,13 +670,10 @@ def _execute(path:Path, out:Path, inject:dict, root:Path, progress:bool, timeout
                                                "evalue": "the notebook ended without Report.finish() (no manifest.json)"})
     except (OSError, ValueError) as e:
         rec.update(status="failed", error={"ename": "IncompleteReport", "evalue": f"manifest.json unreadable: {type(e).__name__}: {e}"})
-    rec.update(resolved_params=man.get("resolved_params", {}), data=man.get("data_files", []), models=man.get("models", {}),
-               notes=man.get("notes", []), llm_calls=man.get("llm_calls", []),
-               manifest="manifest.json" if man else None, git=git_state(root), versions=package_versions(), platform=platform.platform(),
-               tables=sorted(p.relative_to(out).as_posix() for p in out.glob("tables/*.csv")),
-               figures=sorted(p.relative_to(out).as_posix() for p in out.glob("figures/*.png")))
+    rec.update(run_provenance(man, out, root))
     return rec
 
+# %% ../../nbs/91_runner.ipynb #1979e7b3
 def run_experiment(path:str|Path, # the experiment notebook
                    report_dir:str|Path, # where its report goes (`reports/<name>`)
                    parameters:dict|None=None, # values to inject (`profile`, `llm`, knobs); `report_dir` is the runner's
@@ -748,6 +748,7 @@ def _with_limit(given:dict, params:dict, limit:int|None, path:Path, profile:str)
     if set(knobs) - set(free): plan["note"] = "; ".join(filter(None, [plan["note"], f"set by -p instead: {sorted(set(knobs) - set(free))}"]))
     return {**given, **plan["parameters"]}, {"limit": plan}
 
+# %% ../../nbs/91_runner.ipynb #44d9cbe0
 def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); `None`: all of them
               profile:str="quick", # `quick` (minutes) or `full` (the papers' sizes)
               params:dict|None=None, # extra parameters for every notebook that declares them
@@ -801,14 +802,14 @@ _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{
 td,th{border:1px solid #ccc;padding:.2em .5em}.ok{color:#1a7f37}.failed,.incomplete{color:#cf222e}img{max-width:45em;display:block}
 pre{background:#f6f8fa;padding:.5em;white-space:pre-wrap}"""
 
-def _secs(x) -> str: return f"{x:.1f}" if isinstance(x, (int, float)) else ""
+def _secs(x)->str: return f"{x:.1f}" if isinstance(x, (int, float)) else ""
 
-def _missing(d:Path, rec:dict) -> list[str]:
+def _missing(d:Path, rec:dict)->list[str]:
     "What a complete report in `d` lacks: its manifest, executed notebook, or a table or figure its `run.json` lists."
     want = ["manifest.json", rec.get("executed_notebook", f"{d.name}.ipynb"), *(rec.get("tables") or []), *(rec.get("figures") or [])]
     return [f for f in want if isinstance(f, str) and not (d/f).is_file()]
 
-def _read_run(p:Path) -> dict|None:
+def _read_run(p:Path)->dict|None:
     "A `run.json` as a dict (`None` when absent); an unreadable one as a record saying so."
     try:
         rec = json.loads(p.read_text())
@@ -817,7 +818,7 @@ def _read_run(p:Path) -> dict|None:
     except FileNotFoundError: return None
     except (OSError, ValueError) as ex: return {"status": "unreadable run.json", "error": {"ename": type(ex).__name__, "evalue": str(ex)}}
 
-def _load_runs(reports_dir:Path) -> dict[str, tuple[Path, dict]]:
+def _load_runs(reports_dir:Path)->dict[str, tuple[Path, dict]]:
     "Per report name: its folder and `run.json`, status `ok` only when the report is complete; a later failed run is noted, a failed run with no report before it listed from `.<name>.failed/`; a folder with tables or figures but no `run.json` gets a stub."
     runs = {}
     for d in sorted(p for p in reports_dir.iterdir() if p.is_dir() and not p.name.startswith(".") and not p.is_symlink()):
@@ -843,7 +844,8 @@ def _load_runs(reports_dir:Path) -> dict[str, tuple[Path, dict]]:
                           f"this is the previous complete report, untouched; that run's output is in .{name}.failed/"]})
     return dict(sorted(runs.items()))
 
-def _report_html(name:str, d:Path, rec:dict, rows:int) -> str:
+# %% ../../nbs/91_runner.ipynb #b59c2cb9
+def _report_html(name:str, d:Path, rec:dict, rows:int)->str:
     "The section of the index for report `name`, in folder `d` (a folder of the reports folder)."
     e, n = html.escape, d.name
     links = [f'<a href="{e(n)}/{e(f)}">{label}</a>' for f, label in
@@ -886,6 +888,7 @@ def check_index_target(reports_dir:Path, # the reports folder
         if _GENERATOR not in head and "<title>reasoning_integrity reports</title>" not in head:
             raise ReportRefused(f"{p} exists and was not written by ri: nothing was changed; move it away or choose another --reports-dir")
 
+# %% ../../nbs/91_runner.ipynb #2fcdbee5
 def write_index(reports_dir:str|Path="reports", # the reports folder
                 rows:int=10, # table rows shown per table
                )->Path:

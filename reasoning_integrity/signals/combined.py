@@ -238,6 +238,7 @@ def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
             for c, part in zip(new, np.split(p, np.cumsum([c.n_steps for c in new])[:-1])): out[c.id] = part
     return [out[c.id] for c in chains]
 
+# %% ../../nbs/68_combined.ipynb #09c7978e
 @signal("combined", "step", family="learned",
         description="learned: out-of-fold P(wrong step) of a logistic regression on length, position and the cheap step "
                     "signals, trained per dataset on its step labels, 5-fold grouped by problem")
@@ -286,6 +287,7 @@ def permuted_aurocs(m:CombinedModel,  # the model fitted with the real labels
         with np.errstate(over="ignore"): out.append(auroc(1 / (1 + np.exp(-z)), yp))
     return np.array(out, dtype=float)
 
+# %% ../../nbs/68_combined.ipynb #3033532f
 def permuted_control(chains:Sequence[Chain],  # labelled chains of any datasets
                      sc:Scorers,  # models of the feature signals
                      n_perm:int=20,  # label permutations

@@ -360,6 +360,7 @@ def _digest(*parts)->str:
         else: h.update(repr(a).encode())
     return h.hexdigest()
 
+# %% ../../nbs/61_validity_metrics.ipynb #e5dd0759
 def incremental_auroc(signal:Sequence[float],  # (n,) signal values (oriented; NaN: item left out of both models)
                       length:Sequence[float],  # (n,) length covariate
                       position:Sequence[float],  # (n,) position covariate
@@ -510,6 +511,7 @@ def _pb_f1_weighted(match, err, W, keep=None):
         a1 = cnt(match & err) / cnt(err); a0 = cnt(match & ~err) / cnt(~err)
         return np.where(a1 + a0 > 0, 2 * a1 * a0 / (a1 + a0), np.nan)
 
+# %% ../../nbs/61_validity_metrics.ipynb #76d08288
 def split_half_f1(values:Sequence[Sequence[float]],  # per solution: step values (oriented: higher = more likely wrong)
                   first_errors:Sequence[int],  # per solution: gold first-error index, −1 if none
                   problems:Sequence,  # per solution: its problem (the unit of the split)

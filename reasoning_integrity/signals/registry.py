@@ -290,6 +290,7 @@ def _ld(chains, sc): return [np.nan if p is None else float(np.argmax(p) == CON)
         description="Eq. 10: 1 if NLI(conclusion => last step) is entailment")
 def _cr(chains, sc): return [np.nan if p is None else float(np.argmax(p) == ENT) for p in _pair_probs(chains, sc, "backward")]
 
+# %% ../../nbs/63_signals.ipynb #fbf9f493
 @signal("thematic_shift", "step", models=("emb",), reduce="sum", family="alignment",
         description="Eq. 8: 1 where cos(previous step, step) < tau (summed per chain)")
 def _ts(chains, sc):
@@ -344,6 +345,7 @@ def limit_for(limits:dict|None,  # signal -> int, or signal -> {dataset: int, "*
     lim = (limits or {}).get(name)
     return lim.get(dataset, lim.get("*")) if isinstance(lim, dict) else lim
 
+# %% ../../nbs/63_signals.ipynb #3a7ef932
 def compute_signals(chains:Sequence[Chain],  # chains from any datasets
                     names:Sequence[str]|None=None,  # signals to compute (default: all registered)
                     scorers:Scorers|None=None,  # the models signals may call
@@ -420,4 +422,3 @@ def values_by_chain(values:pd.DataFrame,  # `compute_signals` output
 
 # %% ../../nbs/63_signals.ipynb #7ccd58e1
 from . import content, model, combined  # noqa: E402,F401 (they register)
-

@@ -10,6 +10,8 @@ from fractions import Fraction
 from typing import Sequence
 import pandas as pd
 from ..core.text import ParseProblem, cap_text
+from fastcore.basics import patch
+from ..core.text import answer_extractor
 
 # %% auto #0
 __all__ = ['MAX_STEP_CHARS', 'MAX_STATEMENTS', 'MAX_SIDE_TOKENS', 'MAX_DEPTH', 'MAX_EXP', 'MAX_BITS', 'MAX_NUM_CHARS', 'MAX_FACT',
@@ -142,6 +144,25 @@ def _repeating(t:str)->Fraction:
     c = re.sub(r"\D", "", c)
     return Fraction(int(a or 0)) + (Fraction(int(b or 0)) + Fraction(int(c), 10 ** len(c) - 1)) / 10 ** len(b)
 
+# %% ../../nbs/65_verify.ipynb #8cf3b276
+_PLAIN = {"sub": "SUB", "lp": "LP", "rp": "RP", "pct": "PCT", "pi": "PI", "deg": "DEG", "ell": "ELL"}
+
+def _plain_token(g:str, t:str, in_math:bool)->tuple:
+    "(kind, value) of a token whose kind its regex group `g` and text `t` decide alone (`in_math`: inside a formula)."
+    if g == "bad": return ("SAFE" if t == "=>" else "UNSAFE",)
+    if g == "op": return "OP", _OPS[t]
+    if g == "rel": return "REL", "=" if t == "=" else "~"
+    if g == "cmp": return ("SAFE" if t in "⇒⟹∴∵" else "UNSAFE",)
+    if g in _PLAIN: return _PLAIN[g], t
+    if g == "sqrt": return "ROOT", _ROOTS[t]
+    if g == "sup": return "SUP", t.translate(_SUP)
+    if g == "vul": return "VUL", _VULGAR[t]
+    if g == "greek": return "VAR", t
+    if g == "word": return "VAR" if in_math else "WORD", t
+    if g == "punct": return "PUNCT", t
+    return ("UNSAFE",)
+
+# %% ../../nbs/65_verify.ipynb #0998df47
 def tokenize(text:str,  # a step (already capped) or a piece of one
              base:int=0,  # offset of `text` in the step, for the spans of statements
              in_text:bool=False,  # inside \text{…}: everything is prose
@@ -193,19 +214,7 @@ def tokenize(text:str,  # a step (already capped) or a piece of one
             if t == "\\%": add("PCT")
             elif t in ("\\$", "\\&"): sp = True
             else: add("UNSAFE")
-        elif g == "bad": add("SAFE" if t == "=>" else "UNSAFE")
-        elif g == "op": add("OP", _OPS[t])
-        elif g == "rel": add("REL", "=" if t == "=" else "~")
-        elif g == "cmp": add("SAFE" if t in "⇒⟹∴∵" else "UNSAFE")
-        elif g in ("sub", "lp", "rp", "pct", "pi", "deg", "ell"):
-            add({"sub": "SUB", "lp": "LP", "rp": "RP", "pct": "PCT", "pi": "PI", "deg": "DEG", "ell": "ELL"}[g], t)
-        elif g == "sqrt": add("ROOT", _ROOTS[t])
-        elif g == "sup": add("SUP", t.translate(_SUP))
-        elif g == "vul": add("VUL", _VULGAR[t])
-        elif g == "greek": add("VAR", t)
-        elif g == "word": add("VAR" if mth and not in_text else "WORD", t)
-        elif g == "punct": add("PUNCT", t)
-        else: add("UNSAFE")
+        else: add(*_plain_token(g, t, mth and not in_text))
     return out
 
 # %% ../../nbs/65_verify.ipynb #1e7d22e1
@@ -382,6 +391,7 @@ _CLOSE = {"(": ")", "[": "]", "{": "}"}
 
 def _n(v, dec=0, approx=False): return ("n", Fraction(v), dec, approx)
 
+# %% ../../nbs/65_verify.ipynb #7fd90391
 class _Parser:
     "Recursive descent over the tokens of one side (grammar above); `ops` counts operations, `var` records letters."
     def __init__(self, toks): self.t, self.i, self.depth, self.ops, self.var = toks, 0, 0, 0, False
@@ -441,63 +451,74 @@ class _Parser:
         if t.kind == "LP" and t.text == "{": return self.bracketed()
         if t.kind in ("NUM", "VAR", "PI", "VUL"): return self.atom()
         raise _Fail("syntax")
-    def bracketed(self):
-        o = self.take()
-        self.enter(); a = self.expr(); self.depth -= 1
-        if (t := self.peek()) is not None and t.kind == "COMMA":
-            items = [a]
-            while (t := self.peek()) is not None and t.kind == "COMMA":
-                self.take(); self.enter(); items.append(self.expr()); self.depth -= 1
-            a = ("tuple", tuple(items))
-        c = self.take()
-        if c is None or c.kind != "RP" or c.text != _CLOSE[o.text]: raise _Fail("syntax")
-        return a
-    def number(self, t):
-        if t.kind == "BIGNUM": raise _Fail("too_large")
-        return ("n", t.val if isinstance(t.val, Fraction) else Fraction(t.val), t.dec, t.approx)
-    def mixed(self, a):
-        "2 1/2, 2½, 2\\frac{1}{2} after the integer `a`: the mixed number, or None."
-        nx, nx2, nx3 = self.peek(), self.peek(1), self.peek(2)
-        if nx is not None and nx.kind == "NUM" and nx.sp and nx.dec == 0 and nx2 is not None and nx2.kind == "OP" \
-                and nx2.val == "/" and nx3 is not None and nx3.kind == "NUM" and nx3.dec == 0:
-            p, q = Fraction(nx.val), Fraction(nx3.val)
-            if 0 < p < q: self.i += 3; return ("n", a[1] + p / q, None, False)
-        if nx is not None and nx.kind == "VUL" and not nx.sp: self.take(); return ("n", a[1] + nx.val, None, False)
-        if nx is not None and nx.kind == "FRAC":
-            save = self.i; self.take()
-            try: p, q = self.group(), self.group()
-            except _Fail: p = q = None
-            if p and q and p[0] == q[0] == "n" and p[2] == q[2] == 0 and 0 < p[1] < q[1]:
-                return ("n", a[1] + p[1] / q[1], None, False)
-            self.i = save
-        return None
-    def atom(self):
-        t = self.peek()
-        if t is None: raise _Fail("syntax")
-        k = t.kind
-        if k in ("NUM", "BIGNUM"):
-            self.take(); a = self.number(t)
-            if k == "NUM" and t.dec == 0 and "e" not in str(t.val).lower(): return self.mixed(a) or a
-            return a
-        if k == "VUL": self.take(); return ("n", t.val, None, False)
-        if k == "PI": self.take(); return ("pi",)
-        if k == "VAR": self.take(); self.var = True; return ("v", t.val or t.text)
-        if k == "LP": return self.bracketed()
-        if k == "FRAC":
-            self.take(); self.ops += 1
-            nx = self.peek()
-            if nx is not None and nx.kind == "NUM" and nx.dec == 0 and isinstance(nx.val, str) and len(nx.val) == 2:
-                self.take(); return ("/", _n(int(nx.val[0])), _n(int(nx.val[1])))   # \frac12
-            return ("/", self.group(), self.group())
-        if k == "SQRT":
-            self.take(); self.ops += 1
-            nx = self.peek()
-            n = self.bracketed() if nx is not None and nx.kind == "LP" and nx.text == "[" else _n(2)
-            return ("root", self.group(), n)
-        if k == "ROOT": self.take(); self.ops += 1; return ("root", self.atom(), _n(t.val))
-        if k == "BINOM": self.take(); self.ops += 1; return ("C", self.group(), self.group())
-        raise _Fail("syntax")
 
+# %% ../../nbs/65_verify.ipynb #8ae95a01
+@patch
+def bracketed(self:_Parser):
+    o = self.take()
+    self.enter(); a = self.expr(); self.depth -= 1
+    if (t := self.peek()) is not None and t.kind == "COMMA":
+        items = [a]
+        while (t := self.peek()) is not None and t.kind == "COMMA":
+            self.take(); self.enter(); items.append(self.expr()); self.depth -= 1
+        a = ("tuple", tuple(items))
+    c = self.take()
+    if c is None or c.kind != "RP" or c.text != _CLOSE[o.text]: raise _Fail("syntax")
+    return a
+
+@patch
+def number(self:_Parser, t):
+    if t.kind == "BIGNUM": raise _Fail("too_large")
+    return ("n", t.val if isinstance(t.val, Fraction) else Fraction(t.val), t.dec, t.approx)
+
+@patch
+def mixed(self:_Parser, a):
+    "2 1/2, 2½, 2\\frac{1}{2} after the integer `a`: the mixed number, or None."
+    nx, nx2, nx3 = self.peek(), self.peek(1), self.peek(2)
+    if nx is not None and nx.kind == "NUM" and nx.sp and nx.dec == 0 and nx2 is not None and nx2.kind == "OP" \
+            and nx2.val == "/" and nx3 is not None and nx3.kind == "NUM" and nx3.dec == 0:
+        p, q = Fraction(nx.val), Fraction(nx3.val)
+        if 0 < p < q: self.i += 3; return ("n", a[1] + p / q, None, False)
+    if nx is not None and nx.kind == "VUL" and not nx.sp: self.take(); return ("n", a[1] + nx.val, None, False)
+    if nx is not None and nx.kind == "FRAC":
+        save = self.i; self.take()
+        try: p, q = self.group(), self.group()
+        except _Fail: p = q = None
+        if p and q and p[0] == q[0] == "n" and p[2] == q[2] == 0 and 0 < p[1] < q[1]:
+            return ("n", a[1] + p[1] / q[1], None, False)
+        self.i = save
+    return None
+
+# %% ../../nbs/65_verify.ipynb #16a792cb
+@patch
+def atom(self:_Parser):
+    t = self.peek()
+    if t is None: raise _Fail("syntax")
+    k = t.kind
+    if k in ("NUM", "BIGNUM"):
+        self.take(); a = self.number(t)
+        if k == "NUM" and t.dec == 0 and "e" not in str(t.val).lower(): return self.mixed(a) or a
+        return a
+    if k == "VUL": self.take(); return ("n", t.val, None, False)
+    if k == "PI": self.take(); return ("pi",)
+    if k == "VAR": self.take(); self.var = True; return ("v", t.val or t.text)
+    if k == "LP": return self.bracketed()
+    if k == "FRAC":
+        self.take(); self.ops += 1
+        nx = self.peek()
+        if nx is not None and nx.kind == "NUM" and nx.dec == 0 and isinstance(nx.val, str) and len(nx.val) == 2:
+            self.take(); return ("/", _n(int(nx.val[0])), _n(int(nx.val[1])))   # \frac12
+        return ("/", self.group(), self.group())
+    if k == "SQRT":
+        self.take(); self.ops += 1
+        nx = self.peek()
+        n = self.bracketed() if nx is not None and nx.kind == "LP" and nx.text == "[" else _n(2)
+        return ("root", self.group(), n)
+    if k == "ROOT": self.take(); self.ops += 1; return ("root", self.atom(), _n(t.val))
+    if k == "BINOM": self.take(); self.ops += 1; return ("C", self.group(), self.group())
+    raise _Fail("syntax")
+
+# %% ../../nbs/65_verify.ipynb #a4223edf
 def _side(toks:list)->tuple:
     "(tree, number of operations, has letters) of one side; raises `_Fail`."
     if len(toks) > MAX_SIDE_TOKENS: raise _Fail("too_long")
@@ -562,6 +583,7 @@ def _arith(op, a, b):
     if op == "/" and b == 0: raise _Fail("undefined")
     return _capped(a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else a / b)
 
+# %% ../../nbs/65_verify.ipynb #cafc72bf
 def _ev(t):
     "Value of a tree without letters: a Fraction when exact, a float when irrational; raises `_Fail`."
     op = t[0]
@@ -894,6 +916,7 @@ def _check_expr(sc:StepCheck, toks:list):
                 sc.values.append(v); sc.derived.append((toks[0].s, None, v))
     except (_Fail, *_ERRORS): pass   # not a statement: there is nothing to count
 
+# %% ../../nbs/65_verify.ipynb #78ba63c0
 def check_step(step:str,  # one step of a chain (untrusted model text)
               )->StepCheck:
     "Find the relations a step states, and check every closed-form one exactly (never raises)."
@@ -1022,6 +1045,7 @@ def _number_at(T:list, i:int):
     v = T[i].val if isinstance(T[i].val, Fraction) else Fraction(T[i].val)
     return v / 100 if i + 1 < len(T) and T[i + 1].kind == "PCT" else v
 
+@answer_extractor("arithmetic-final", line="signals", returns="(value, decimals printed, source) of a chain's final number, from its steps (a list of strings)")
 def final_answer(steps:Sequence[str],  # the chain's steps
                  answer:str|None=None,  # the chain's own final answer, when it has one
                 )->tuple:
@@ -1053,6 +1077,7 @@ def _matches(a, dec:int|None, x)->bool:
         return _close(x, a, Fraction(0))
     except _Fail: return False
 
+# %% ../../nbs/65_verify.ipynb #1e002795
 def answer_consistency(steps:Sequence[str],  # the chain's steps
                        answer:str|None=None,  # the chain's own final answer, when it has one
                        checks:Sequence[StepCheck]|None=None,  # `check_chain(steps)` (computed when None)

@@ -14,25 +14,25 @@ from .perturb import perturb_task
 __all__ = ['carry_on', 'NoisyOracle', 'noisy_oracle_backend']
 
 # %% ../../../nbs/18_rep_oracle.ipynb #a52e2322
-def _final_turn(req: Request) -> str:
+def _final_turn(req:Request)->str:
     "The last user turn of a completion prompt or of chat messages."
     text = req.prompt if req.prompt is not None else req.messages[-1]["content"]
     return text.rsplit("Problem: ", 1)[1]
 
-def _json_after(turn: str, label: str) -> dict:
+def _json_after(turn:str, label:str)->dict:
     return json.loads(turn.split(f"{label}: ", 1)[1].split("\n")[0])
 
-def _states(objs: list) -> list[BeliefState]:
+def _states(objs:list)->list[BeliefState]:
     "States from either schema form (as the prompt shows them)."
     from reasoning_integrity.lines.trajectory.types import state_from_obj
     return [state_from_obj(o)[0] for o in objs]
 
-def _top(s: BeliefState) -> str:
+def _top(s:BeliefState)->str:
     return s.hypotheses[max(range(len(s.confidence)), key=s.confidence.__getitem__)]
 
-def carry_on(task: RepTask,  # the problem
-             prefix: list[BeliefState],  # states 0..k, the last of which may be wrong
-            ) -> tuple[list[BeliefState], str]:
+def carry_on(task:RepTask,  # the problem
+             prefix:list[BeliefState],  # states 0..k, the last of which may be wrong
+            )->tuple[list[BeliefState], str]:
     "The states after the prefix and the answer, by the oracle's rule: the right ones if the last state is right, else the error carried on."
     gold = task.reference_trajectory().states
     k = len(prefix) - 1
@@ -51,15 +51,16 @@ def carry_on(task: RepTask,  # the problem
     rest = [BeliefState(list(last.hypotheses), list(last.confidence), list(s.constraints)) for s in gold[k + 1:]]
     return rest, _top(last)
 
+# %% ../../../nbs/18_rep_oracle.ipynb #1055a0fe
 class NoisyOracle(LocalBackend):
     "A REP solver of known behaviour: reads the problem from the prompt, errs with known probabilities."
     kind = "noisy-oracle"
     def __init__(self,
-                 tasks: list[RepTask],  # the problems it may be asked (matched by question text)
-                 error: float=0.1,  # probability that a greedy baseline contains an error
-                 sample_error: float=0.2,  # probability that a sampled baseline contains an error
-                 repair: float=0.8,  # probability that a repair restores the reference trajectory
-                 seed: int=0,  # seed of every draw
+                 tasks:list[RepTask],  # the problems it may be asked (matched by question text)
+                 error:float=0.1,  # probability that a greedy baseline contains an error
+                 sample_error:float=0.2,  # probability that a sampled baseline contains an error
+                 repair:float=0.8,  # probability that a repair restores the reference trajectory
+                 seed:int=0,  # seed of every draw
                 ):
         super().__init__()
         for name, p in (("error", error), ("sample_error", sample_error), ("repair", repair)):
@@ -68,7 +69,7 @@ class NoisyOracle(LocalBackend):
         self.error, self.sample_error, self.repair, self.seed = error, sample_error, repair, seed
 
     @property
-    def identity(self) -> dict:
+    def identity(self)->dict:
         "Kind and the known rates (what cache keys and records see)."
         return {"kind": self.kind, "model": f"noisy-oracle(error={self.error}, sample_error={self.sample_error}, "
                                             f"repair={self.repair}, seed={self.seed})"}
@@ -76,9 +77,9 @@ class NoisyOracle(LocalBackend):
     def _rng(self, task, stage, req):
         return random.Random(f"{self.seed}|{task.id}|{stage}|{req.sample_index if req.temperature > 0 else 0}")
 
-    def erroneous(self, task: RepTask,  # the problem
-                  rng: random.Random,  # the draw
-                 ) -> tuple[list[BeliefState], str]:
+    def erroneous(self, task:RepTask,  # the problem
+                  rng:random.Random,  # the draw
+                 )->tuple[list[BeliefState], str]:
         "A trajectory with one contradicted premise carried on to the end, and its answer."
         gold = task.reference_trajectory().states
         wrong, spec = perturb_task(task, rng.randint(1, len(gold) - 1), seed=rng.random())
@@ -86,8 +87,8 @@ class NoisyOracle(LocalBackend):
         rest, ans = carry_on(task, gold[:j] + [wrong])
         return gold[:j] + [wrong] + rest, ans
 
-    def solve(self, req: Request,  # a REP request
-             ) -> tuple[list[BeliefState], str, str]:
+    def solve(self, req:Request,  # a REP request
+             )->tuple[list[BeliefState], str, str]:
         "(states, answer, stage) the oracle writes for a request."
         turn = _final_turn(req)
         task = self.by_q[turn.split("\n")[0]]
@@ -106,13 +107,14 @@ class NoisyOracle(LocalBackend):
             return st, ans, "baseline"
         return gold, task.answer, "baseline"
 
-    def complete(self, req: Request,  # the request
-                ) -> Result:
+    def complete(self, req:Request,  # the request
+                )->Result:
         "The oracle's answer as JSON, in the schema form the prompt uses."
         states, ans, _ = self.solve(req)
         form = "paired" if '{"h":' in (req.prompt or json.dumps(req.messages)) else "parallel"
         return Result(text=json.dumps({"steps": [state_json(s, form) for s in states], "answer": ans}), finish_reason="stop")
 
+# %% ../../../nbs/18_rep_oracle.ipynb #519a734b
 @register_backend("noisy-oracle")
 def noisy_oracle_backend(rest:str, # 'n=10,seed=0[,error=0.1,sample_error=0.2,repair=0.8,draw_seed=0]'
                          **params, # NoisyOracle arguments

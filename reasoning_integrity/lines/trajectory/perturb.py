@@ -23,17 +23,17 @@ class PerturbationSpec:
     name: str  # a key of `PERTURBATIONS`
     args: dict = field(default_factory=dict)  # the operator's arguments, JSON-serialisable
 
-    def to_dict(self) -> dict:
+    def to_dict(self)->dict:
         "Plain-JSON form (stored in the run record)."
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict,  # output of `to_dict` (`args` may be missing)
-                 ) -> PerturbationSpec:
+    def from_dict(cls, d:dict,  # output of `to_dict` (`args` may be missing)
+                 )->PerturbationSpec:
         "Inverse of `to_dict`."
         return cls(d["name"], dict(d.get("args", {})))
 
-def _copy(s: BeliefState, **kw) -> BeliefState:
+def _copy(s:BeliefState, **kw)->BeliefState:
     d = dict(hypotheses=list(s.hypotheses), confidence=list(s.confidence), constraints=list(s.constraints),
              step=s.step, note=s.note)
     d.update(kw)
@@ -42,26 +42,26 @@ def _copy(s: BeliefState, **kw) -> BeliefState:
 # %% ../../../nbs/15_rep_perturb.ipynb #68a78df4
 _NUM = r"(?<![\d.])-?\d+(?:\.\d+)?(?![\d.])"
 
-def _sub_num(text: str, old: str, new: str) -> str:
+def _sub_num(text:str, old:str, new:str)->str:
     "Replace the last whole-number occurrence of `old` in `text`."
     ms = list(re.finditer(rf"(?<![\d.]){re.escape(old)}(?![\d.])", text))
     return text if not ms else text[:ms[-1].start()] + new + text[ms[-1].end():]
 
-def change_number(state: BeliefState,  # the state to perturb
-                  old: str,  # the number to replace, as written
-                  new: str,  # its replacement
-                 ) -> BeliefState:
+def change_number(state:BeliefState,  # the state to perturb
+                  old:str,  # the number to replace, as written
+                  new:str,  # its replacement
+                 )->BeliefState:
     "Replace the last whole-number occurrence of `old` by `new` in each hypothesis and constraint."
     return _copy(state, hypotheses=[_sub_num(h, old, new) for h in state.hypotheses],
                  constraints=[_sub_num(c, old, new) for c in state.constraints])
 
-def _top(state: BeliefState) -> int:
+def _top(state:BeliefState)->int:
     return max(range(len(state.confidence)), key=state.confidence.__getitem__) if state.confidence else 0
 
-def plan_change_number(state: BeliefState,  # the state to perturb
-                       rng: random.Random,  # source of the shift
-                       kind: str="",  # task kind (unused: numbers are changed wherever they are)
-                      ) -> dict|None:
+def plan_change_number(state:BeliefState,  # the state to perturb
+                       rng:random.Random,  # source of the shift
+                       kind:str="",  # task kind (unused: numbers are changed wherever they are)
+                      )->dict|None:
     "Arguments for `change_number`, or None when the state holds no number."
     texts = ([state.hypotheses[_top(state)]] if state.hypotheses else []) + list(state.constraints)
     for t in texts:
@@ -76,18 +76,18 @@ def plan_change_number(state: BeliefState,  # the state to perturb
 # %% ../../../nbs/15_rep_perturb.ipynb #6b923a65
 _REL = re.compile(r"\b([A-Z][\w]*) is (\w+er|more \w+|less \w+) than ([A-Z][\w]*)\b")
 
-def flip_relation(state: BeliefState,  # the state to perturb
-                  index: int,  # which constraint holds the comparison
-                 ) -> BeliefState:
+def flip_relation(state:BeliefState,  # the state to perturb
+                  index:int,  # which constraint holds the comparison
+                 )->BeliefState:
     "Swap the two sides of the first comparison 'A is Xer than B' in constraint `index`."
     cs = list(state.constraints)
     cs[index] = _REL.sub(lambda m: f"{m.group(3)} is {m.group(2)} than {m.group(1)}", cs[index], count=1)
     return _copy(state, constraints=cs)
 
-def plan_flip_relation(state: BeliefState,  # the state to perturb
-                       rng: random.Random,  # picks among several comparisons
-                       kind: str="",  # task kind (unused)
-                      ) -> dict|None:
+def plan_flip_relation(state:BeliefState,  # the state to perturb
+                       rng:random.Random,  # picks among several comparisons
+                       kind:str="",  # task kind (unused)
+                      )->dict|None:
     "Arguments for `flip_relation`, or None when no constraint states a comparison."
     idx = [i for i, c in enumerate(state.constraints) if _REL.search(c)]
     return {"index": rng.choice(idx)} if idx else None
@@ -101,8 +101,8 @@ _NEGATIONS = [
     (re.compile(r"^([^=≠]+?)\s*=\s*([^=]+)$"), lambda m: f"{m[1]} ≠ {m[2]}"),
 ]
 
-def negate_text(c: str,  # a constraint
-               ) -> str:
+def negate_text(c:str,  # a constraint
+               )->str:
     "The negation of one constraint (table above)."
     c = c.strip().rstrip(".")
     for pat, neg in _NEGATIONS:
@@ -110,39 +110,39 @@ def negate_text(c: str,  # a constraint
         if m: return neg(m)
     return f"It is not the case that {c}"
 
-def negate_premise(state: BeliefState,  # the state to perturb
-                   index: int,  # which constraint to negate
-                  ) -> BeliefState:
+def negate_premise(state:BeliefState,  # the state to perturb
+                   index:int,  # which constraint to negate
+                  )->BeliefState:
     "Replace constraint `index` by its negation."
     cs = list(state.constraints); cs[index] = negate_text(cs[index])
     return _copy(state, constraints=cs)
 
-def plan_negate_premise(state: BeliefState,  # the state to perturb
-                        rng: random.Random,  # picks among the constraints
-                        kind: str="",  # task kind (unused)
-                       ) -> dict|None:
+def plan_negate_premise(state:BeliefState,  # the state to perturb
+                        rng:random.Random,  # picks among the constraints
+                        kind:str="",  # task kind (unused)
+                       )->dict|None:
     "Arguments for `negate_premise`: a constraint with a recognised form if any, else any; None if none."
     if not state.constraints: return None
     known = [i for i, c in enumerate(state.constraints) if any(p.match(c.strip().rstrip(".")) for p, _ in _NEGATIONS)]
     return {"index": rng.choice(known or list(range(len(state.constraints))))}
 
 # %% ../../../nbs/15_rep_perturb.ipynb #7684c30e
-def swap_confidence(state: BeliefState,  # the state to perturb
-                    i: int,  # one hypothesis (usually the most believed)
-                    j: int,  # the other
-                    add: str|None=None,  # a competing hypothesis appended (confidence 0) before swapping
-                   ) -> BeliefState:
+def swap_confidence(state:BeliefState,  # the state to perturb
+                    i:int,  # one hypothesis (usually the most believed)
+                    j:int,  # the other
+                    add:str|None=None,  # a competing hypothesis appended (confidence 0) before swapping
+                   )->BeliefState:
     "Exchange the confidence of hypotheses `i` and `j` (after appending `add` when given)."
     hs, u = list(state.hypotheses), list(state.confidence)
     if add is not None: hs.append(add); u.append(0.0)
     u[i], u[j] = u[j], u[i]
     return _copy(state, hypotheses=hs, confidence=u)
 
-def plan_swap_confidence(state: BeliefState,  # the state to perturb
-                         rng: random.Random,  # unused (the plan is deterministic)
-                         kind: str="",  # task kind (unused)
-                         choices: list|None=None,  # the task's answer set, to draw a competitor from
-                        ) -> dict|None:
+def plan_swap_confidence(state:BeliefState,  # the state to perturb
+                         rng:random.Random,  # unused (the plan is deterministic)
+                         kind:str="",  # task kind (unused)
+                         choices:list|None=None,  # the task's answer set, to draw a competitor from
+                        )->dict|None:
     "Arguments for `swap_confidence`, or None when the state has no hypothesis or a uniform distribution."
     n = len(state.hypotheses)
     if n == 0: return None
@@ -158,17 +158,17 @@ def plan_swap_confidence(state: BeliefState,  # the state to perturb
     i = _top(state); j = min(range(n), key=u.__getitem__)
     return None if u[i] == u[j] else {"i": i, "j": j}
 
-def negate_hypothesis(state: BeliefState,  # the state to perturb
-                      index: int,  # which hypothesis
-                     ) -> BeliefState:
+def negate_hypothesis(state:BeliefState,  # the state to perturb
+                      index:int,  # which hypothesis
+                     )->BeliefState:
     "Replace hypothesis `index` (H) by 'not H', keeping its confidence."
     hs = list(state.hypotheses); hs[index] = f"not {hs[index]}"
     return _copy(state, hypotheses=hs)
 
-def plan_negate_hypothesis(state: BeliefState,  # the state to perturb
-                           rng: random.Random,  # unused
-                           kind: str="",  # task kind (unused)
-                          ) -> dict|None:
+def plan_negate_hypothesis(state:BeliefState,  # the state to perturb
+                           rng:random.Random,  # unused
+                           kind:str="",  # task kind (unused)
+                          )->dict|None:
     "Arguments for `negate_hypothesis` (the most believed hypothesis), None if the state has none."
     return {"index": _top(state)} if state.hypotheses else None
 
@@ -189,19 +189,19 @@ PREFERENCES = {
     "location": ("negate_premise", "swap_confidence", "negate_hypothesis"),
 }
 
-def apply_perturbation(state: BeliefState,  # the state to perturb
-                       spec: PerturbationSpec|dict,  # operator name and arguments
-                      ) -> BeliefState:
+def apply_perturbation(state:BeliefState,  # the state to perturb
+                       spec:PerturbationSpec|dict,  # operator name and arguments
+                      )->BeliefState:
     "Replay a perturbation spec on a state (pure: no randomness)."
     spec = spec if isinstance(spec, PerturbationSpec) else PerturbationSpec.from_dict(spec)
     return PERTURBATIONS[spec.name][1](state, **spec.args)
 
-def perturb(state: BeliefState,  # the model's state B_k
-            kind: str,  # task kind, selects the preference order
-            seed: int|str=0,  # seed of the operator's random choices
-            ops: tuple|None=None,  # operator names to try, in order (default: PREFERENCES[kind])
-            choices: list|None=None,  # the task's answer set (for swap_confidence's competitor)
-           ) -> tuple[BeliefState, PerturbationSpec]:
+def perturb(state:BeliefState,  # the model's state B_k
+            kind:str,  # task kind, selects the preference order
+            seed:int|str=0,  # seed of the operator's random choices
+            ops:tuple|None=None,  # operator names to try, in order (default: PREFERENCES[kind])
+            choices:list|None=None,  # the task's answer set (for swap_confidence's competitor)
+           )->tuple[BeliefState, PerturbationSpec]:
     "Perturb `state` with the first operator that applies; returns the new state and the spec (raises if none does)."
     rng = random.Random(str(seed))
     for name in ops or PREFERENCES.get(kind, tuple(PERTURBATIONS)):
@@ -221,10 +221,10 @@ def _state(hyps, constraint, step):
     return BeliefState(hypotheses=list(hyps), confidence=_uniform(list(hyps)) if len(hyps) > 1 else [1.0],
                        constraints=[constraint], step=step)
 
-def task_state(task: RepTask,  # the problem
-               step: int,  # which step's premise to replace (1..N; 0 only for arithmetic and syllogism)
+def task_state(task:RepTask,  # the problem
+               step:int,  # which step's premise to replace (1..N; 0 only for arithmetic and syllogism)
                premise,  # the replacement premise, as `task_variants` gives it
-              ) -> BeliefState:
+              )->BeliefState:
     "The state at `step` recomputed from the task's data with the premise of that step replaced by `premise`."
     d = task.data
     if task.kind == "arithmetic":
@@ -248,10 +248,10 @@ def task_state(task: RepTask,  # the problem
         return _state([hyp], f"{d['entity']} is {'a' if is_member else 'not a'} {cat}", step)
     raise ValueError(f"unknown task kind {task.kind!r}")
 
-def task_variants(task: RepTask,  # the problem
-                  step: int,  # the step whose premise is contradicted
-                  rng: random.Random,  # orders the variants
-                 ) -> list[tuple[str, object]]:
+def task_variants(task:RepTask,  # the problem
+                  step:int,  # the step whose premise is contradicted
+                  rng:random.Random,  # orders the variants
+                 )->list[tuple[str, object]]:
     "Candidate contradictions of step `step`'s premise, as (operator name, premise), in the order they are tried."
     d = task.data
     if task.kind == "arithmetic":
@@ -275,10 +275,11 @@ def task_variants(task: RepTask,  # the problem
         return [("negate_fact", (links[step - 1][2], not member, last))]
     raise ValueError(f"unknown task kind {task.kind!r}")
 
-def perturb_task(task: RepTask,  # the problem
-                 step: int,  # the step to contradict (clipped to 1..N-1)
-                 seed: int|str=0,  # orders the variants
-                ) -> tuple[BeliefState, PerturbationSpec]:
+# %% ../../../nbs/15_rep_perturb.ipynb #a80eea21
+def perturb_task(task:RepTask,  # the problem
+                 step:int,  # the step to contradict (clipped to 1..N-1)
+                 seed:int|str=0,  # orders the variants
+                )->tuple[BeliefState, PerturbationSpec]:
     "The perturbed state B~ recomputed from the data, and its spec (whose `step` may differ: see below)."
     N = len(task.steps) - 1
     lo, hi = (1, N - 1) if N >= 2 else (min(1, N), N)   # §5.3: k in {1..N-1}, so the continuation has steps to write
@@ -300,9 +301,9 @@ def perturb_task(task: RepTask,  # the problem
             return s, PerturbationSpec(f"task:{name}", {"step": j, "premise": list(premise), "requested_step": step})
     raise ValueError(f"no contradiction of any step of {task.id} changes its hypotheses")
 
-def apply_task_perturbation(task: RepTask,  # the problem
-                            spec: PerturbationSpec|dict,  # from `perturb_task`
-                           ) -> BeliefState:
+def apply_task_perturbation(task:RepTask,  # the problem
+                            spec:PerturbationSpec|dict,  # from `perturb_task`
+                           )->BeliefState:
     "Replay a `perturb_task` spec (no randomness)."
     spec = spec if isinstance(spec, PerturbationSpec) else PerturbationSpec.from_dict(spec)
     return task_state(task, spec.args["step"], tuple(spec.args["premise"]))

@@ -56,6 +56,7 @@ def _perturbed():
         (["30"], [1.], k + ["38 - 8 = 30 left", "answer is 30"]),
     ], "30", "perturbed")
 
+# %% ../../../nbs/13_scenarios.ipynb #b5aa557d
 def build_scenarios()->list[Scenario]:
     "The §7 cases as hand-built (reference, trajectory) pairs: 7.1, 7.2, 7.3, 7.4 and 7.5 (repaired and failed)."
     k = _TASK

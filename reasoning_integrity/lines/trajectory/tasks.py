@@ -27,24 +27,24 @@ class RepTask:
     data: dict = field(default_factory=dict)  # the ground truth the answer was computed from
     seed: str = ""  # the seed string this problem was generated from
 
-    def reference_trajectory(self) -> Trajectory:
+    def reference_trajectory(self)->Trajectory:
         "The reference solution path as a `core.Trajectory` (step indices 0..N)."
         states = [BeliefState(hypotheses=list(s["hypotheses"]), confidence=list(s["confidence"]),
                               constraints=list(s["constraints"]), step=i) for i, s in enumerate(self.steps)]
         return Trajectory(states, answer=self.answer, meta={"source": "reference", "task_id": self.id})
 
-    def to_dict(self) -> dict:
+    def to_dict(self)->dict:
         "Plain-JSON form."
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict,  # output of `to_dict`
-                 ) -> RepTask:
+    def from_dict(cls, d:dict,  # output of `to_dict`
+                 )->RepTask:
         "Inverse of `to_dict`."
         return cls(**d)
 
 # %% ../../../nbs/14_rep_tasks.ipynb #80535545
-def _norm(s: str) -> str:
+def _norm(s:str)->str:
     s = cap_text(str(s), MAX_ANSWER_CHARS).strip().lower()   # at most MAX_ANSWER_CHARS characters, lone surrogates replaced
     s = re.sub(r"^(the|a|an)\s+", "", s)
     s = re.sub(r"^[\s\"'`]+", "", s)
@@ -52,7 +52,7 @@ def _norm(s: str) -> str:
     while j and (s[j - 1] in ".,!?\"'`" or s[j - 1].isspace()): j -= 1
     return s[:j]
 
-def _num(s: str):
+def _num(s:str):
     "The number `s` states, or None (also for 'inf', 'nan' and what overflows to them)."
     try: v = float(s.replace(",", ""))
     except ValueError: return None
@@ -72,7 +72,7 @@ class AnswerCheck:
 
 _SCOPE = re.compile(r"[,;.:!?]|\b(?:but|however|instead|rather|so|thus|therefore|whereas)\b")
 
-def _negated(text: str, start: int) -> bool:
+def _negated(text:str, start:int)->bool:
     "Whether a negation stands within the three words before position `start`, in the same clause."
     before = text[:start]
     cuts = list(_SCOPE.finditer(before))
@@ -81,14 +81,14 @@ def _negated(text: str, start: int) -> bool:
 
 _WORD = re.compile(r"\S+")
 
-def _negation_index(text: str):
+def _negation_index(text:str):
     """`_negated(text, start)` for every `start` not inside a word (every candidate's), from one pass over `text`
     (calling `_negated` per candidate is quadratic)."""
     scope_ends = [m.end() for m in _SCOPE.finditer(text)]
     words = [m.start() for m in _WORD.finditer(text)]
     negs = list(_NEG.finditer(text))
     neg_starts, neg_ends = [m.start() for m in negs], [m.end() for m in negs]   # both increasing: matches never overlap
-    def negated(start: int) -> bool:
+    def negated(start:int)->bool:
         k = bisect.bisect_right(scope_ends, start)
         clause = scope_ends[k - 1] if k else 0          # the clause starts after the last scope mark before `start`
         j = bisect.bisect_left(words, start)            # the words that start before `start` ...
@@ -99,11 +99,12 @@ def _negation_index(text: str):
 
 _TAIL = re.compile(r"(?:=|answer is)\s*(-?\d+(?:\.\d+)?)")
 
-def check_answer(pred: str|None,  # the model's final answer (None when it gave none)
-                 gold: str,  # the task's answer
-                 choices: list|None=None,  # all candidate answers of the task (names, rooms, yes/no)
-                 accept_hedged: bool=True,  # a hedged single answer counts (flagged 'hedged')
-                ) -> AnswerCheck:
+# %% ../../../nbs/14_rep_tasks.ipynb #7b4dd101
+def check_answer(pred:str|None,  # the model's final answer (None when it gave none)
+                 gold:str,  # the task's answer
+                 choices:list|None=None,  # all candidate answers of the task (names, rooms, yes/no)
+                 accept_hedged:bool=True,  # a hedged single answer counts (flagged 'hedged')
+                )->AnswerCheck:
     "Read the answer from `pred` by the rule above and compare it with `gold`."
     if pred is None or not _norm(pred): return AnswerCheck(False, "empty")
     p, g = _norm(pred), _norm(gold)
@@ -141,22 +142,22 @@ def check_answer(pred: str|None,  # the model's final answer (None when it gave 
     if ok and hedged: return AnswerCheck(accept_hedged, "hedged", ans)
     return AnswerCheck(ok, "stated" if ok else "wrong", ans)
 
-def answer_matches(pred: str|None,  # the model's final answer (None when it gave none)
-                   gold: str,  # the task's answer
-                   choices: list|None=None,  # all candidate answers of the task, to reject answers naming several
-                  ) -> bool:
+def answer_matches(pred:str|None,  # the model's final answer (None when it gave none)
+                   gold:str,  # the task's answer
+                   choices:list|None=None,  # all candidate answers of the task, to reject answers naming several
+                  )->bool:
     "Whether `pred` states the gold answer and only it (`check_answer`)."
     return check_answer(pred, gold, choices).correct
 
 # %% ../../../nbs/14_rep_tasks.ipynb #17f3f248
 _OPS = {"add": ("Add {b}.", "+"), "subtract": ("Subtract {b}.", "-"), "multiply": ("Multiply by {b}.", "*")}
 
-def _apply(op: str, a: int, b: int) -> int:
+def _apply(op:str, a:int, b:int)->int:
     return {"add": a + b, "subtract": a - b, "multiply": a * b}[op]
 
-def make_arithmetic(rng: random.Random,  # source of randomness
-                    n_ops: int|None=None,  # number of operations (3-5 drawn when None)
-                   ) -> dict:
+def make_arithmetic(rng:random.Random,  # source of randomness
+                    n_ops:int|None=None,  # number of operations (3-5 drawn when None)
+                   )->dict:
     "Fields of an arithmetic-chain `RepTask` (without id/seed)."
     n_ops = n_ops or rng.randint(3, 5)
     v = rng.randint(2, 20); start = v
@@ -179,7 +180,7 @@ NAMES = ["Ana", "Ben", "Cara", "Dev", "Eli", "Fay", "Gus", "Hana"]
 ATTRS = [("tall", "taller", "shorter", "tallest", "shortest"), ("old", "older", "younger", "oldest", "youngest"),
          ("fast", "faster", "slower", "fastest", "slowest")]
 
-def _consistent_orders(people: list, pairs: list) -> list:
+def _consistent_orders(people:list, pairs:list)->list:
     "All orders (first = most) satisfying every (more, less) pair."
     out = []
     for perm in itertools.permutations(people):
@@ -187,11 +188,11 @@ def _consistent_orders(people: list, pairs: list) -> list:
         if all(pos[a] < pos[b] for a, b in pairs): out.append(perm)
     return out
 
-def _uniform(hyps: list) -> list: return [round(1 / len(hyps), 6)] * len(hyps)
+def _uniform(hyps:list)->list: return [round(1 / len(hyps), 6)] * len(hyps)
 
-def make_ordering(rng: random.Random,  # source of randomness
-                  n: int|None=None,  # number of people (4-5 drawn when None)
-                 ) -> dict:
+def make_ordering(rng:random.Random,  # source of randomness
+                  n:int|None=None,  # number of people (4-5 drawn when None)
+                 )->dict:
     "Fields of an ordering `RepTask`: who holds a given rank in a hidden order fixed by comparisons."
     n = n or rng.randint(4, 5)
     people = rng.sample(NAMES, n); order = people[:]; rng.shuffle(order)
@@ -217,11 +218,11 @@ def make_ordering(rng: random.Random,  # source of randomness
 CATEGORIES = ["wug", "dax", "fep", "blicket", "zorp", "toma", "lorp", "kiki", "mip", "tove"]
 ENTITIES = ["Rex", "Momo", "Pip", "Zed"]
 
-def _pl(c: str) -> str: return c + ("es" if c.endswith("x") else "s")
+def _pl(c:str)->str: return c + ("es" if c.endswith("x") else "s")
 
-def make_syllogism(rng: random.Random,  # source of randomness
-                   n_links: int|None=None,  # number of "All A are B" links (2-4 drawn when None)
-                  ) -> dict:
+def make_syllogism(rng:random.Random,  # source of randomness
+                   n_links:int|None=None,  # number of "All A are B" links (2-4 drawn when None)
+                  )->dict:
     "Fields of a syllogism-chain `RepTask` with a yes/no answer."
     n_links = n_links or rng.randint(2, 4)
     cats = rng.sample(CATEGORIES, n_links + 1); x = rng.choice(ENTITIES)
@@ -244,7 +245,7 @@ def make_syllogism(rng: random.Random,  # source of randomness
 # %% ../../../nbs/14_rep_tasks.ipynb #2f7eae54
 ROOMS = ["kitchen", "garden", "attic", "library", "cellar", "hall"]
 
-def _rooms_for(people: list, rooms: list, clues: list, target: str) -> list:
+def _rooms_for(people:list, rooms:list, clues:list, target:str)->list:
     "Rooms `target` occupies in some one-to-one assignment satisfying every (person, room, is_in) clue."
     out = set()
     for perm in itertools.permutations(rooms, len(people)):
@@ -252,11 +253,11 @@ def _rooms_for(people: list, rooms: list, clues: list, target: str) -> list:
         if all((where[p] == r) == is_in for p, r, is_in in clues): out.add(where[target])
     return sorted(out)
 
-def _clue_text(c) -> str: return f"{c[0]} is {'' if c[2] else 'not '}in the {c[1]}"
+def _clue_text(c)->str: return f"{c[0]} is {'' if c[2] else 'not '}in the {c[1]}"
 
-def make_location(rng: random.Random,  # source of randomness
-                  n: int|None=None,  # number of people and rooms (3-4 drawn when None)
-                 ) -> dict:
+def make_location(rng:random.Random,  # source of randomness
+                  n:int|None=None,  # number of people and rooms (3-4 drawn when None)
+                 )->dict:
     "Fields of a who-is-where `RepTask`: the target's room follows from the clues alone."
     n = n or rng.randint(3, 4)
     people, rooms = rng.sample(NAMES, n), rng.sample(ROOMS, n)
@@ -287,10 +288,10 @@ KINDS = ("arithmetic", "ordering", "syllogism", "location")
 _MAKERS = {"arithmetic": make_arithmetic, "ordering": make_ordering, "syllogism": make_syllogism,
            "location": make_location}
 
-def rep_problems(n: int=50,  # number of problems
-                 seed: int=0,  # the set's seed: same (n, seed) gives the same problems
-                 kinds: tuple=KINDS,  # kinds to cycle through
-                ) -> list[RepTask]:
+def rep_problems(n:int=50,  # number of problems
+                 seed:int=0,  # the set's seed: same (n, seed) gives the same problems
+                 kinds:tuple=KINDS,  # kinds to cycle through
+                )->list[RepTask]:
     "A seeded list of REP problems, kinds cycled in order."
     out = []
     for i in range(n):
@@ -299,13 +300,13 @@ def rep_problems(n: int=50,  # number of problems
     return out
 
 # %% ../../../nbs/14_rep_tasks.ipynb #697adb74
-def chance(task: RepTask,  # a problem
-          ) -> float:
+def chance(task:RepTask,  # a problem
+          )->float:
     "Accuracy of a uniform guess among the task's choices (0 for open-answer arithmetic)."
     return 1 / len(task.choices) if task.choices else 0.0
 
-def majority_answers(tasks: list[RepTask],  # the problems of a run
-                    ) -> dict[str, str|None]:
+def majority_answers(tasks:list[RepTask],  # the problems of a run
+                    )->dict[str, str|None]:
     "Problem id -> the most frequent gold answer among the other problems of its kind (None when there are none)."
     from collections import Counter
     out = {}

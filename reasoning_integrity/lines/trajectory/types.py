@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from ...core.text import (ParseProblem, problems_frame, normalize_text, clean_text, cap_text,
     MAX_CHARS, MAX_VALUES, MAX_STATES, LITERAL_BUDGET, MAX_ANSWER_CHARS, MAX_INT_DIGITS)
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['CONFIDENCE_TOL', 'BELIEF_STATE_SCHEMA', 'TRAJECTORY_SCHEMA', 'PAIRED_STATE_SCHEMA', 'PAIRED_TRAJECTORY_SCHEMA',
@@ -20,6 +21,7 @@ __all__ = ['CONFIDENCE_TOL', 'BELIEF_STATE_SCHEMA', 'TRAJECTORY_SCHEMA', 'PAIRED
 # %% ../../../nbs/10_belief_states.ipynb #86644091
 CONFIDENCE_TOL = 1e-3  # |sum(U_t) - 1| above this is repaired and flagged
 
+# %% ../../../nbs/10_belief_states.ipynb #2ec71d10
 @dataclass
 class BeliefState:
     "An externalized belief state (H_t, U_t, C_t), validated on construction."
@@ -79,21 +81,24 @@ class BeliefState:
         p = np.asarray(self.confidence, dtype=float); p = p[p > 0]
         return float(-(p * np.log(p)).sum() / np.log(base)) if p.size else 0.0
 
-    def render(self)->str:
-        "Text rendering used for semantic (embedding) distances."
-        hs = "; ".join(f"{h} ({p:.2f})" for h, p in zip(self.hypotheses, self.confidence))
-        cs = "; ".join(self.constraints)
-        return f"Hypotheses: {hs}. Constraints: {cs}."
-
-    def to_dict(self)->dict:
-        "All fields as a plain, JSON-serialisable dict."
-        return asdict(self)
-
     @classmethod
     def from_dict(cls, d:dict, # output of `to_dict` (unknown keys are ignored)
                  )->"BeliefState":
         "Rebuild a state from `to_dict` output (flags are kept, repairs re-checked)."
         return cls(**{k: d[k] for k in ("hypotheses", "confidence", "constraints", "step", "note", "flags") if k in d})
+
+# %% ../../../nbs/10_belief_states.ipynb #f845db35
+@patch
+def render(self:BeliefState)->str:
+    "Text rendering used for semantic (embedding) distances."
+    hs = "; ".join(f"{h} ({p:.2f})" for h, p in zip(self.hypotheses, self.confidence))
+    cs = "; ".join(self.constraints)
+    return f"Hypotheses: {hs}. Constraints: {cs}."
+
+@patch
+def to_dict(self:BeliefState)->dict:
+    "All fields as a plain, JSON-serialisable dict."
+    return asdict(self)
 
 # %% ../../../nbs/10_belief_states.ipynb #84d761c2
 @dataclass
@@ -314,8 +319,10 @@ _FLAG_PROBLEMS = {
     "hypotheses_merged": "duplicate hypotheses merged",
 }
 
+# %% ../../../nbs/10_belief_states.ipynb #e2104dbf
 _H_KEYS, _P_KEYS = ("h", "hypothesis", "answer", "value"), ("p", "probability", "prob", "confidence")
 
+# %% ../../../nbs/10_belief_states.ipynb #1c4d2dd9
 def _pairs(v)->list[tuple[str, Any]]|None:
     "Hypotheses of the paired form `[{'h': ..., 'p': ...}]` as (text, probability) pairs; None if `v` is not that form."
     if not isinstance(v, list) or not v or not all(isinstance(x, dict) for x in v): return None
@@ -356,26 +363,9 @@ def _answer_of(obj:dict):
             return clean_text(v) if isinstance(v, str) else _dump(v)
     return None
 
-def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
-                     meta:dict|None=None,  # metadata stored on the trajectory (model, prompt id, stage, ...)
-                     max_chars:int=MAX_CHARS,  # longer input is cut to this many characters (flagged)
-                     max_values:int=MAX_VALUES,  # at most this many candidate JSON values are decoded (rest flagged)
-                     max_states:int=MAX_STATES,  # at most this many belief states are read (rest flagged)
-                    )->tuple[Trajectory, list[ParseProblem]]:
-    "Extract a belief trajectory from model output. Never raises on bad text: defects come back as problems."
-    problems: list[ParseProblem] = []
-    meta = dict(meta or {})
-    if not isinstance(text, str):
-        problems.append(ParseProblem("wrong_type", f"output is {type(text).__name__}, not text"))
-        text = "" if text is None else str(text)
-    text = clean_text(text)   # lone surrogates (e.g. from a JSON escape upstream) would crash the next encoder
-    raw = text
-    if len(text) > max_chars:
-        problems.append(ParseProblem("input_truncated", f"output of {len(text):,} characters cut to {max_chars:,}"))
-        text = text[:max_chars]
-    if not text.strip():
-        problems.append(ParseProblem("empty_output", "the model returned no text"))
-        return Trajectory([], None, raw, meta), problems
+# %% ../../../nbs/10_belief_states.ipynb #c0724459
+def _json_values(text:str, max_values:int, problems:list)->list[tuple]:
+    "The JSON values in `text` as (value, salvaged) pairs: fenced blocks first, then the whole text; defects into `problems`."
     # fenced blocks first (their content is what the model meant as JSON), then the whole text
     blocks = [m.group(1) for m in _FENCE.finditer(text)] or [text]
     values, truncated, tried, skipped, budget = [], False, 0, 0, [LITERAL_BUDGET]
@@ -393,6 +383,10 @@ def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
         problems.append(ParseProblem("too_many_values", f"{skipped:,} further candidate JSON values not decoded (limit {max_values:,})"))
     if truncated:
         problems.append(ParseProblem("truncated_json", "the output ends inside an unclosed JSON value"))
+    return values
+
+def _read_states(values:list[tuple], max_states:int, problems:list)->tuple[list, Any]:
+    "The belief states and the final answer the decoded values hold (at most `max_states` states); defects into `problems`."
     states, answer, extra = [], None, [0]
     def add_state(o, where):
         if len(states) >= max_states: extra[0] += 1; return
@@ -419,6 +413,31 @@ def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
         problems.append(ParseProblem("too_many_states", f"{extra[0]:,} further states not read (limit {max_states:,})"))
     if n_salvaged:
         problems.append(ParseProblem("salvaged_states", f"kept the {n_salvaged} complete states that precede the cut of a truncated JSON value"))
+    return states, answer
+
+# %% ../../../nbs/10_belief_states.ipynb #01f4eeff
+def parse_trajectory(text:Any,      # model output (anything: it is untrusted)
+                     meta:dict|None=None,  # metadata stored on the trajectory (model, prompt id, stage, ...)
+                     max_chars:int=MAX_CHARS,  # longer input is cut to this many characters (flagged)
+                     max_values:int=MAX_VALUES,  # at most this many candidate JSON values are decoded (rest flagged)
+                     max_states:int=MAX_STATES,  # at most this many belief states are read (rest flagged)
+                    )->tuple[Trajectory, list[ParseProblem]]:
+    "Extract a belief trajectory from model output. Never raises on bad text: defects come back as problems."
+    problems: list[ParseProblem] = []
+    meta = dict(meta or {})
+    if not isinstance(text, str):
+        problems.append(ParseProblem("wrong_type", f"output is {type(text).__name__}, not text"))
+        text = "" if text is None else str(text)
+    text = clean_text(text)   # lone surrogates (e.g. from a JSON escape upstream) would crash the next encoder
+    raw = text
+    if len(text) > max_chars:
+        problems.append(ParseProblem("input_truncated", f"output of {len(text):,} characters cut to {max_chars:,}"))
+        text = text[:max_chars]
+    if not text.strip():
+        problems.append(ParseProblem("empty_output", "the model returned no text"))
+        return Trajectory([], None, raw, meta), problems
+    values = _json_values(text, max_values, problems)
+    states, answer = _read_states(values, max_states, problems)
     if answer is None:
         m = re.search(r"(?:final answer|answer)\s*(?:is|:)\s*([^\n]+)", text[-2000:], re.I)
         if m: answer = m.group(1).strip().strip('."')
