@@ -8,6 +8,7 @@ import json, re
 from functools import lru_cache
 import pandas as pd
 from ...core.data import data_path, read_json_file
+from ...core.text import answer_extractor
 
 # %% auto #0
 __all__ = ['PROBLEMS', 'SPLITS', 'GPT3', 'LETTERS', 'DEPTHS', 'load_splits', 'load_problems', 'parse_gpt3_output', 'load_gpt3',
@@ -38,6 +39,7 @@ def load_problems()->pd.DataFrame:
 # %% ../../../nbs/41_scienceqa.ipynb #815a61c5
 _GPT3_RE = re.compile(r"^\s*The answer is\s*\(?([A-E])\)?\.?\s*(?:BECAUSE:\s*(.*))?\s*$", re.S)
 
+@answer_extractor("scienceqa-gpt3", line="alignment", returns="(answer letter or None, explanation) of 'The answer is X. BECAUSE: ...'")
 def parse_gpt3_output(text:str,  # one GPT-3 output
                      )->tuple[str|None, str]:
     "(answer letter or None, explanation text with real newlines) of a 'The answer is X. BECAUSE: ...' output."

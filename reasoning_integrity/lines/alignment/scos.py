@@ -14,6 +14,8 @@ from .score import (entropy_pairs, entropy_matrix, align_chain, alignment_score,
     chain_errors, ts_score, redundant_reasoning, scos_select, sc_cot_select, rel_change_pct, POLICIES, ENT, coverage_score,
     dtw_alignment, embedding_cost, entailment_cost)
 from ...core.stats import estimate_ci
+from ...core.text import answer_extractor
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['LETTERS', 'STOP', 'METHODS', 'ChainParse', 'extract_chain', 'ChainScorer', 'format_question', 'format_chain',
@@ -52,6 +54,8 @@ class ChainParse:
         "Steps followed by the conclusion, or None when not `valid`."
         return [*self.steps, self.conclusion] if self.valid else None
 
+# %% ../../../nbs/42_scos.ipynb #db692da7
+@answer_extractor("scos-chain", line="alignment", returns="a ChainParse of 'Step k: ... / Conclusion: ... / Answer: X' (steps, conclusion, answer letter, problems)")
 def extract_chain(text:str,  # model output (untrusted)
                   choices:Sequence[str]|None=None,  # answer choices, to map a conclusion naming one to its letter
                   prefix:str="",  # text the prompt ended with (e.g. "Step 1:"), prepended before parsing
@@ -135,56 +139,6 @@ class ChainScorer:
         if self.content and m: c += 2 * n * m
         return c
 
-    def score(self,
-              refs:Sequence[Sequence[str]],  # reference chains (steps + conclusion)
-              chains:Sequence[Sequence[str]|None],  # model chains, None where extraction failed
-              progress:bool=False,  # progress bar on the NLI calls
-             )->pd.DataFrame:
-        "One row per item: n_ref, n_model, score_<policy>, LD, TS, RR, CR, ts, H_ref, H_<policy> (+ content-aware columns)."
-        texts = list(dict.fromkeys([s for r, c in zip(refs, chains) for s in [*r, *(c or [])]]))
-        E = np.asarray(self.emb(texts)) if texts else np.zeros((0, 1))
-        vec = dict(zip(texts, E))
-        plans, pairs = [], []
-        for r, c in zip(refs, chains):
-            pairs += [(r[i], r[j]) for i, j in entropy_pairs(len(r), self.which)]
-            plan = {}
-            if c is not None and len(c) >= 2:
-                for pol in self.policies:
-                    M = None
-                    if pol == "dtw":
-                        Er, Ec = np.stack([vec[x] for x in r]), np.stack([vec[x] for x in c])
-                        M = dtw_matches(1 - Er @ Ec.T, reduce=self.dtw_reduce)
-                    plan[pol] = (M, model_pairs(len(r), len(c), pol, M, self.which))
-                    pairs += [(c[k], c[l]) for k, l in plan[pol][1]]
-                pairs += [(c[-2], c[-1]), (c[-1], c[-2])]
-            if self.content and c: pairs += [(x, y) for a in r for b in c for x, y in ((b, a), (a, b))]
-            plans.append(plan)
-        uniq = list(dict.fromkeys(pairs))
-        P = np.asarray(self.nli.predict([p for p, _ in uniq], [h for _, h in uniq], progress=progress)) if uniq else np.zeros((0, 3))
-        prob = dict(zip(uniq, P))
-        rows = []
-        for r, c, plan in zip(refs, chains, plans):
-            pr = entropy_pairs(len(r), self.which)
-            H_ref = entropy_matrix([prob[(r[i], r[j])] for i, j in pr], pr, len(r))
-            row = dict(n_ref=len(r), n_model=0 if c is None else len(c), H_ref=H_ref)
-            for pol in self.policies:
-                Ha = None
-                if pol in plan:
-                    M, mp = plan[pol]
-                    H = entropy_matrix([prob[(c[k], c[l])] for k, l in mp], mp, len(c))
-                    Ha = align_chain(H_ref, H, pol, matches=M, merged=self.dtw_merged) if pol == "dtw" else align_chain(H_ref, H, pol)
-                row[f"H_{pol}"] = Ha
-                row[f"score_{pol}"] = np.nan if Ha is None else alignment_score(H_ref, Ha, direction=self.direction, entries=self.entries)
-            if c is not None and len(c) >= 2:
-                Ec = np.stack([vec[x] for x in c])
-                row.update(chain_errors(c, Ec, prob[(c[-2], c[-1])], prob[(c[-1], c[-2])], self.tau, self.rr_threshold))
-                row["ts"] = ts_score(Ec)
-            else:
-                row.update(LD=np.nan, TS=np.nan, RR=np.nan, CR=np.nan, ts=np.nan)
-            if self.content: row.update(self._content(r, c, prob, vec))
-            rows.append(row)
-        return pd.DataFrame(rows)
-
     @staticmethod
     def _content(r, c, prob, vec)->dict:
         "Content-aware variants of one item (NaN without a model chain)."
@@ -201,6 +155,58 @@ class ChainScorer:
         return dict(coverage=cv["score"], coverage_recall=cv["recall"], coverage_precision=cv["precision"],
                     dtw_nli=dtw_alignment(C_nli), dtw_emb=dtw_alignment(C_emb), dtw_hybrid=dtw_alignment((C_nli + C_emb) / 2),
                     position_cos=pos, E_mr=E_mr, E_rm=E_rm, P_cross=P_cross)
+
+# %% ../../../nbs/42_scos.ipynb #6a6467cc
+@patch
+def score(self:ChainScorer,
+          refs:Sequence[Sequence[str]],  # reference chains (steps + conclusion)
+          chains:Sequence[Sequence[str]|None],  # model chains, None where extraction failed
+          progress:bool=False,  # progress bar on the NLI calls
+         )->pd.DataFrame:
+    "One row per item: n_ref, n_model, score_<policy>, LD, TS, RR, CR, ts, H_ref, H_<policy> (+ content-aware columns)."
+    texts = list(dict.fromkeys([s for r, c in zip(refs, chains) for s in [*r, *(c or [])]]))
+    E = np.asarray(self.emb(texts)) if texts else np.zeros((0, 1))
+    vec = dict(zip(texts, E))
+    plans, pairs = [], []
+    for r, c in zip(refs, chains):
+        pairs += [(r[i], r[j]) for i, j in entropy_pairs(len(r), self.which)]
+        plan = {}
+        if c is not None and len(c) >= 2:
+            for pol in self.policies:
+                M = None
+                if pol == "dtw":
+                    Er, Ec = np.stack([vec[x] for x in r]), np.stack([vec[x] for x in c])
+                    M = dtw_matches(1 - Er @ Ec.T, reduce=self.dtw_reduce)
+                plan[pol] = (M, model_pairs(len(r), len(c), pol, M, self.which))
+                pairs += [(c[k], c[l]) for k, l in plan[pol][1]]
+            pairs += [(c[-2], c[-1]), (c[-1], c[-2])]
+        if self.content and c: pairs += [(x, y) for a in r for b in c for x, y in ((b, a), (a, b))]
+        plans.append(plan)
+    uniq = list(dict.fromkeys(pairs))
+    P = np.asarray(self.nli.predict([p for p, _ in uniq], [h for _, h in uniq], progress=progress)) if uniq else np.zeros((0, 3))
+    prob = dict(zip(uniq, P))
+    rows = []
+    for r, c, plan in zip(refs, chains, plans):
+        pr = entropy_pairs(len(r), self.which)
+        H_ref = entropy_matrix([prob[(r[i], r[j])] for i, j in pr], pr, len(r))
+        row = dict(n_ref=len(r), n_model=0 if c is None else len(c), H_ref=H_ref)
+        for pol in self.policies:
+            Ha = None
+            if pol in plan:
+                M, mp = plan[pol]
+                H = entropy_matrix([prob[(c[k], c[l])] for k, l in mp], mp, len(c))
+                Ha = align_chain(H_ref, H, pol, matches=M, merged=self.dtw_merged) if pol == "dtw" else align_chain(H_ref, H, pol)
+            row[f"H_{pol}"] = Ha
+            row[f"score_{pol}"] = np.nan if Ha is None else alignment_score(H_ref, Ha, direction=self.direction, entries=self.entries)
+        if c is not None and len(c) >= 2:
+            Ec = np.stack([vec[x] for x in c])
+            row.update(chain_errors(c, Ec, prob[(c[-2], c[-1])], prob[(c[-1], c[-2])], self.tau, self.rr_threshold))
+            row["ts"] = ts_score(Ec)
+        else:
+            row.update(LD=np.nan, TS=np.nan, RR=np.nan, CR=np.nan, ts=np.nan)
+        if self.content: row.update(self._content(r, c, prob, vec))
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 # %% ../../../nbs/42_scos.ipynb #b372e680
 LETTERS = "ABCDE"
