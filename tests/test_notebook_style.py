@@ -71,7 +71,11 @@ def test_one_signature_style(p):
     bad = [b for c in _code(p) if _is_export(c) for b in spaced_annotations(c)]
     assert not bad, f"{p.name}: parameters annotated with a space (write x:int=3): {bad[:5]}"
 
-@pytest.mark.parametrize("p", EXPERIMENTS, ids=lambda p: p.stem)
+# Not thinned yet (issue 30 is open on them): strict, so each one that gets thin must leave this list.
+NOT_YET_THIN = {"deltabench", "metric_validity", "processbench", "ptp_live", "ptp_logged", "rep_protocol"}
+
+@pytest.mark.parametrize("p", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="not thinned yet (issue 30)"))
+                               if p.stem in NOT_YET_THIN else p for p in EXPERIMENTS], ids=lambda p: p.stem)
 def test_experiments_only_call_the_library(p):
     src = [l for c in _code(p) for l in c.splitlines()]
     lines = sum(1 for l in src if l.strip())

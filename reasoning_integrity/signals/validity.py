@@ -148,6 +148,7 @@ def _incremental(values, chains, tasks, n_boot, seed, k):
     _INCREMENTAL[key] = out
     return out
 
+# %% ../../nbs/64_validity.ipynb #d3de85c5
 def incremental_validity(values:pd.DataFrame,  # `compute_signals` output
                          chains:Sequence[Chain],  # the chains it scored
                          tasks:dict=TASKS,  # dataset -> labels
@@ -219,6 +220,7 @@ def _chain_values(sig, ds, values, chains):
     by_chain = dict(zip(ids[cut], np.split(x, cut[1:])))
     return by_chain, [c for c in chains if c.dataset == ds and c.id in by_chain and c.first_error is not None]
 
+# %% ../../nbs/64_validity.ipynb #0bf57cb8
 def _split_half_rows(sig, ds, values, chains, n_boot, seed):
     "First-error F1 per subset, pooled and averaged, each threshold tuned on the other half of the problems."
     by_chain, cs = _chain_values(sig, ds, values, chains)
@@ -471,6 +473,7 @@ def baseline_comparison(values:pd.DataFrame,  # `compute_signals` output (baseli
     out["beats_length"] = out.beats_length.astype(bool)
     return out
 
+# %% ../../nbs/64_validity.ipynb #9b419b7b
 def validity_notes(comparison:pd.DataFrame,  # `baseline_comparison` output
                    perturbation:pd.DataFrame|None=None,  # `perturbation_sensitivity` output
                   )->list[str]:
@@ -611,6 +614,7 @@ class ValidityReport:
         keep = t[t.signal.isin([sig, *BASELINES])]
         return keep.pivot_table(index=["dataset", "level"], columns="signal", values="value", aggfunc="first")
 
+# %% ../../nbs/64_validity.ipynb #f63947d1
 def validate_signal(names:str|Sequence[str],  # registered signal(s) to validate
                     profile:str="quick",  # sizes: a key of `PROFILES`
                     scorers:Scorers|None=None,  # models the signals need

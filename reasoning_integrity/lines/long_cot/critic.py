@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 from ...core.text import ParseProblem, MAX_ANSWER_CHARS, MAX_INT_DIGITS, cap_text, clean_text
+from ...core.text import answer_extractor
 
 # %% auto #0
 __all__ = ['RANGE_BUDGET', 'JSON_TRIES', 'JSON_BUDGET', 'DELTA_PROMPT_URL', 'DELTA_FORMAT_PROMPT', 'DELTA_INSTRUCTION',
@@ -65,6 +66,7 @@ def _expand(s:str, probs:list, budget:list[int]|None=None)->list[int]:
 
 _OPENING = re.compile(r"[\[{]")
 
+# %% ../../../nbs/53_critic.ipynb #794593e8
 def _json_candidates(text:str, probs:list|None=None)->Iterator[Any]:
     """Decoded JSON values in the text (objects or lists), outermost first, lazily: at most 4, from at most `JSON_TRIES`
     openings and `JSON_BUDGET` characters read (what is left untried is counted in `probs`)."""
@@ -198,6 +200,7 @@ def _delta_official(text:Any, probs:list)->tuple[int, list[int]]|None:
         nums.append(int(m.group()) if m else -1)
     return 1, nums
 
+@answer_extractor("deltabench-critic", line="long_cot", returns="a critic's erroneous-section list: dict(pred, pred_official, judge, parser, problems)")
 def read_delta_answer(text:Any,  # the critic's answer (untrusted)
                       n_sections:int|None=None,  # for the fallback's range check
                      )->dict:
@@ -235,6 +238,8 @@ def parse_pb_official(text:Any,  # the critic's answer (untrusted)
     except ValueError: return None    # not an integer, or over 4,300 digits
     return v if abs(v) < 10 ** MAX_INT_DIGITS else None
 
+# %% ../../../nbs/53_critic.ipynb #cca9abe9
+@answer_extractor("processbench-critic", line="long_cot", returns="a critic's first-error step index: dict(pred, pred_official, parser, problems)")
 def read_pb_answer(text:Any,  # the critic's answer (untrusted)
                    n_steps:int|None=None,  # for the fallback's range check
                   )->dict:
@@ -315,6 +320,7 @@ def delta_official_messages(question:str,  # the problem
     return ([{"role": "user", "content": template.replace("{{question}}", question).replace("{{model_output}}", body)}],
             len(shown), _share(shown, sections))
 
+# %% ../../../nbs/53_critic.ipynb #d3f02bcb
 def pb_official_messages(problem:str,  # the problem
                          steps:Sequence[str],  # the solution's steps
                          template:str|None=None,  # default: `load_pb_template()`
@@ -412,6 +418,7 @@ def run_delta_critic(llm,  # a `models.llm.LLM` (anything with `.generate(list[R
                          answer=text, finish_reason=getattr(res, "finish_reason", None), error=err))
     return pd.DataFrame(rows)
 
+# %% ../../../nbs/53_critic.ipynb #b44ad803
 def run_pb_critic(llm,  # a `models.llm.LLM`
                   samples:Sequence,  # `PBSample`s
                   prompt:str="official",  # 'official' (ProcessBench's template) or 'project' (few-shot completion)

@@ -41,18 +41,18 @@ for _t in BBH_TASKS:
     KNOWN_URLS[f"bbh/cot-prompts/{_t}.txt"] = f"{_BBH_URL}/cot-prompts/{_t}.txt"
 
 # %% ../../../nbs/31_bbh.ipynb #aa79c466
-def _examples(rel: str) -> pd.DataFrame:
+def _examples(rel:str)->pd.DataFrame:
     d = read_json_file(data_path(rel))
     return pd.DataFrame(d["examples"], columns=["input", "target"])
 
-def load_bbh(task: str,  # one of `BBH_TASKS`
-            ) -> pd.DataFrame:
+def load_bbh(task:str,  # one of `BBH_TASKS`
+            )->pd.DataFrame:
     "All BBH examples of a task: columns `input, target`."
     _check(task); return _examples(f"bbh/bbh/{task}.json")
 
-def load_split(task: str,  # one of `BBH_TASKS`
-               split: str,  # 'dev' (first 30 train), 'tune' (last 30 train), 'train' (all 60) or 'test'
-              ) -> pd.DataFrame:
+def load_split(task:str,  # one of `BBH_TASKS`
+               split:str,  # 'dev' (first 30 train), 'tune' (last 30 train), 'train' (all 60) or 'test'
+              )->pd.DataFrame:
     "The PTP paper's example split of a task: columns `input, target` (index 0.. within the split)."
     _check(task)
     if split == "test": return _examples(f"doctest-prompting/bbh/examples/test/{task}.json")
@@ -62,9 +62,9 @@ def load_split(task: str,  # one of `BBH_TASKS`
     return tr.iloc[sl[split]].reset_index(drop=True)
 
 # %% ../../../nbs/31_bbh.ipynb #6b19429c
-def load_cot_prompt(task: str,  # one of `BBH_TASKS`
-                    modified: bool=False,  # the PTP paper's "minimally modified" CoT prompt (Appendix A.1)
-                   ) -> str:
+def load_cot_prompt(task:str,  # one of `BBH_TASKS`
+                    modified:bool=False,  # the PTP paper's "minimally modified" CoT prompt (Appendix A.1)
+                   )->str:
     "The three-shot CoT prompt of a task (BBH's, or the PTP paper's modified one ending in `Final answer:`)."
     _check(task)
     rel = f"doctest-prompting/bbh/modified-cot-prompts/{task}.txt" if modified else f"bbh/cot-prompts/{task}.txt"
@@ -72,18 +72,18 @@ def load_cot_prompt(task: str,  # one of `BBH_TASKS`
 
 _CODEX = "bbh/code-davinci-002-outputs/code-davinci-002-{mode}/{task}_few_shot_template_0-255000{suffix}"
 
-def load_codex(task: str,  # one of `BBH_TASKS`
-               mode: str="cot",  # 'cot' or 'direct'
-              ) -> pd.DataFrame:
+def load_codex(task:str,  # one of `BBH_TASKS`
+               mode:str="cot",  # 'cot' or 'direct'
+              )->pd.DataFrame:
     "Codex outputs: columns `input` (full prompt + question), `prediction`, `target`."
     _check(task)
     if mode not in ("cot", "direct"): raise ValueError(f"mode must be 'cot' or 'direct', not {mode!r}")
     d = read_json_file(data_path(_CODEX.format(mode=mode, task=task, suffix=".json")))
     return pd.DataFrame(d["outputs"], columns=["input", "prediction", "target"])
 
-def codex_published(task: str,  # one of `BBH_TASKS`
-                    mode: str="cot",  # 'cot' or 'direct'
-                   ) -> dict:
+def codex_published(task:str,  # one of `BBH_TASKS`
+                    mode:str="cot",  # 'cot' or 'direct'
+                   )->dict:
     "The published metrics of the Codex run: `{'accuracy': .., 'accuracy_with_calc': ..}` (percent)."
     _check(task)
     p = data_path(_CODEX.format(mode=mode, task=task, suffix="_eval_metrics.jsonl"))

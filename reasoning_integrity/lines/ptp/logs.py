@@ -19,8 +19,8 @@ __all__ = ['TEST_LOGS', 'ANNOTATIONS', 'TASK_NAME_FIXES', 'tune_log_path', 'LogE
 _SONNET = "doctest-prompting/annotated-logs/anthropic-claude-3-sonnet-20240229"
 _TEST = "doctest-prompting/training/afs_data/logs2/anthropic-claude-3-sonnet-20240229"
 
-def tune_log_path(task: str,  # one of `PTP_TASKS`
-                 ) -> str:
+def tune_log_path(task:str,  # one of `PTP_TASKS`
+                 )->str:
     "Relative data path of a task's tune-split PTP log."
     if task not in PTP_TASKS: raise KeyError(f"no tune log for {task!r}")
     return f"{_SONNET}/{task}/baseline-dpt-tune.log"
@@ -38,8 +38,6 @@ TEST_LOGS = {
 "The Claude 3 Sonnet test-split logs present: (task, method) -> relative data path."
 
 ANNOTATIONS = f"{_SONNET}/PTPannotations.tsv"
-
-
 
 # %% ../../../nbs/32_ptp_logs.ipynb #d8b0a29b
 @dataclass
@@ -66,15 +64,15 @@ class PTPLog:
     problems: list = field(default_factory=list)  # `ParseProblem`s met while reading the log
 
     @property
-    def task(self) -> str:
+    def task(self)->str:
         "The task name from the run arguments."
         return self.args.get("task", "")
     @property
-    def is_cot(self) -> bool:
+    def is_cot(self)->bool:
         "True for a CoT (not PTP) run."
         return bool(self.args.get("CoT", False))
 
-    def frame(self) -> pd.DataFrame:
+    def frame(self)->pd.DataFrame:
         "Examples as a DataFrame."
         return pd.DataFrame([e.__dict__ for e in self.examples])
 
@@ -84,7 +82,7 @@ _STATUS = re.compile(r"^-{20,} correct=(\d+) total=(\d+) parse_failures=(\d+) (.
 _HEAD = re.compile(r"^={20,} (prompt template|template with program) ={20,}$")
 _TOTALS = re.compile(r"^Final totals correct=(\d+) total=(\d+) acc=([\d.eE+-]+)")
 
-def _namespace(line: str) -> dict:
+def _namespace(line:str)->dict:
     "Keyword arguments of a `Namespace(...)` line, read with `ast.literal_eval` (unreadable values skipped)."
     try: call = ast.parse(line.strip(), mode="eval").body
     except SyntaxError: return {}
@@ -94,19 +92,20 @@ def _namespace(line: str) -> dict:
         except (ValueError, SyntaxError, TypeError): pass
     return out
 
-def _lit(s: str):
+def _lit(s:str):
     try: return ast.literal_eval(s)
     except (ValueError, SyntaxError): return s
 
-def _status(rest: str) -> tuple:
+def _status(rest:str)->tuple:
     "prediction, target, is_correct from `prediction='..' y='..' is_correct=..`."
     body, _, ok = rest.rpartition(" is_correct=")
     pred, _, y = body.rpartition(" y=")
     return _lit(pred.removeprefix("prediction=")), _lit(y), ok.strip() == "True"
 
-def parse_log(text: str,  # full text of a log file
-              path: str="",  # where it came from (recorded)
-             ) -> PTPLog:
+# %% ../../../nbs/32_ptp_logs.ipynb #fc5135fa
+def parse_log(text:str,  # full text of a log file
+              path:str="",  # where it came from (recorded)
+             )->PTPLog:
     "Parse a doctest-prompting log into run arguments, template, program, and examples."
     from reasoning_integrity.core.text import ParseProblem
     lines = text.split("\n")
@@ -147,26 +146,26 @@ def parse_log(text: str,  # full text of a log file
     if totals is None: problems.append(ParseProblem("log_no_totals", "no `Final totals` line"))
     return PTPLog(path, args, template, filled, program, examples, totals, problems)
 
-def load_log(rel: str,  # relative data path, e.g. `tune_log_path('navigate')` or a `TEST_LOGS` value
-            ) -> PTPLog:
+def load_log(rel:str,  # relative data path, e.g. `tune_log_path('navigate')` or a `TEST_LOGS` value
+            )->PTPLog:
     "Read and parse a log through `data_path`."
     return parse_log(read_text_file(data_path(rel)), rel)
 
-def load_tune_logs(tasks: list[str]|None=None,  # default: all 23 `PTP_TASKS`
-                  ) -> dict[str, PTPLog]:
+def load_tune_logs(tasks:list[str]|None=None,  # default: all 23 `PTP_TASKS`
+                  )->dict[str, PTPLog]:
     "The tune-split PTP logs, by task."
     return {t: load_log(tune_log_path(t)) for t in (tasks or PTP_TASKS)}
 
-def load_programs(tasks: list[str]|None=None,  # default: all 23 `PTP_TASKS`
-                 ) -> dict[str, str]:
+def load_programs(tasks:list[str]|None=None,  # default: all 23 `PTP_TASKS`
+                 )->dict[str, str]:
     "The original prompt programs, read from the tune-log headers (data, at run time)."
     return {t: lg.program for t, lg in load_tune_logs(tasks).items()}
 
 # %% ../../../nbs/32_ptp_logs.ipynb #59460a43
-def _flat(s: str) -> str: return " ".join(str(s).split())
+def _flat(s:str)->str: return " ".join(str(s).split())
 
-def tune_gold(logs: dict[str, PTPLog]|None=None,  # tune logs by task (default: all 23)
-             ) -> pd.DataFrame:
+def tune_gold(logs:dict[str, PTPLog]|None=None,  # tune logs by task (default: all 23)
+             )->pd.DataFrame:
     "One row per logged tune example: task, index, gold (BBH), logged_y, y_is_gold, input_agrees."
     from reasoning_integrity.lines.ptp.bbh import load_split
     logs = logs if logs is not None else load_tune_logs()
@@ -200,7 +199,7 @@ _ANN_COLS = {"Timestamp": "timestamp", "Annotator": "annotator", "Task name?": "
              "If there are incorrect base function calls, paste the first incorrect call below.": "first_wrong_call",
              "If there are incorrect base function calls, paste a corrected version of the function call below.": "corrected_call"}
 
-def load_annotations() -> pd.DataFrame:
+def load_annotations()->pd.DataFrame:
     "The 112 error annotations with short column names and a mapped `task` column (None where unmappable)."
     d = pd.read_csv(data_path(ANNOTATIONS), sep="\t", dtype=str, keep_default_na=False)
     d = d.rename(columns={k.strip(): v for k, v in _ANN_COLS.items()} | _ANN_COLS)
@@ -210,14 +209,14 @@ def load_annotations() -> pd.DataFrame:
     return d
 
 # %% ../../../nbs/32_ptp_logs.ipynb #f000564d
-def _shingles(s: str, k: int=3) -> set:
+def _shingles(s:str, k:int=3)->set:
     w = _flat(s).split()
     return {" ".join(w[i:i + k]) for i in range(max(len(w) - k + 1, 1))} if w else set()
 
-def match_annotations(ann: pd.DataFrame|None=None,  # `load_annotations()` (default: loaded)
-                      logs: dict[str, PTPLog]|None=None,  # tune logs by task (default: `load_tune_logs()` of the annotated tasks)
-                      min_similarity: float=0.9,  # below this a pasted output describes no logged trace
-                     ) -> pd.DataFrame:
+def match_annotations(ann:pd.DataFrame|None=None,  # `load_annotations()` (default: loaded)
+                      logs:dict[str, PTPLog]|None=None,  # tune logs by task (default: `load_tune_logs()` of the annotated tasks)
+                      min_similarity:float=0.9,  # below this a pasted output describes no logged trace
+                     )->pd.DataFrame:
     "One row per annotation: row, task, typed_index, matched_index (<NA>: none), similarity, exact, basis, input_index, status, index_agrees."
     ann = load_annotations() if ann is None else ann
     logs = logs if logs is not None else load_tune_logs(sorted(ann.task.dropna().unique()))
@@ -250,10 +249,10 @@ def match_annotations(ann: pd.DataFrame|None=None,  # `load_annotations()` (defa
     return out
 
 # %% ../../../nbs/32_ptp_logs.ipynb #4bb3b149
-def resolve_annotations(ann: pd.DataFrame|None=None,  # `load_annotations()` (default: loaded)
-                        logs: dict[str, PTPLog]|None=None,  # tune logs by task (default: loaded)
-                        min_similarity: float=0.9,  # `match_annotations` threshold
-                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def resolve_annotations(ann:pd.DataFrame|None=None,  # `load_annotations()` (default: loaded)
+                        logs:dict[str, PTPLog]|None=None,  # tune logs by task (default: loaded)
+                        min_similarity:float=0.9,  # `match_annotations` threshold
+                       )->tuple[pd.DataFrame, pd.DataFrame]:
     "(per-trace verdicts: task, index, row, category, local, gold_ok, annotator, logged_correct; match log)."
     ann = (load_annotations() if ann is None else ann).reset_index(drop=True)
     logs = logs if logs is not None else load_tune_logs(sorted(ann.task.dropna().unique()))

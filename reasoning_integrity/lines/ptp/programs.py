@@ -21,7 +21,7 @@ class Tracer:
         "Append one printed line."
         self.lines.append(" ".join(map(str, a)))
     @property
-    def text(self) -> str:
+    def text(self)->str:
         "The trace printed so far."
         return "\n".join(self.lines)
 
@@ -39,7 +39,7 @@ class ProgramStep:   # one step of a prompt program (not `lines.ptp.traces.Step`
     doc: str  # the stub's docstring
     oracle: bool = False  # True when `fn` computes the correct output for any input
     @property
-    def name(self) -> str:
+    def name(self)->str:
         "The step's name (its function's)."
         return self.fn.__name__
 
@@ -50,14 +50,14 @@ class ProgramStep:   # one step of a prompt program (not `lines.ptp.traces.Step`
         tprint(f"...{self.name} returned {out!r}")
         return out
 
-def fn_step(doc: str,  # the stub's docstring
-           ) -> Callable[[Callable], ProgramStep]:
+def fn_step(doc:str,  # the stub's docstring
+           )->Callable[[Callable], ProgramStep]:
     "Decorator: a step implemented by a Python function (an oracle)."
     return lambda f: ProgramStep(f, doc, oracle=True)
 
-def dict_step(table: dict,  # argument (or tuple of arguments) -> output, for the demonstration inputs only
-              doc: str,  # the stub's docstring
-             ) -> Callable[[Callable], ProgramStep]:
+def dict_step(table:dict,  # argument (or tuple of arguments) -> output, for the demonstration inputs only
+              doc:str,  # the stub's docstring
+             )->Callable[[Callable], ProgramStep]:
     "Decorator: a step backed by a lookup table; the decorated function gives the signature."
     def deco(f):
         def impl(*args):
@@ -69,10 +69,8 @@ def dict_step(table: dict,  # argument (or tuple of arguments) -> output, for th
         return ProgramStep(impl, doc, oracle=False)
     return deco
 
-
-
 # %% ../../../nbs/34_ptp_programs.ipynb #11517e61
-def _stub(st: ProgramStep, micro: str = "") -> str:
+def _stub(st:ProgramStep, micro:str="")->str:
     sig = str(inspect.signature(st.fn)).replace("typing.", "").replace("'", "")
     doc = textwrap.indent(st.doc.strip() + ("\n\n" + micro if micro else ""), "  ")
     return f'@traced\ndef {st.name}{sig}:\n  """{doc.strip()}\n  """\n  ...\n'
@@ -86,17 +84,17 @@ class Mock:
     demos: list[str]  # demonstration inputs (their traces become the doctests)
     doc: str  # the top-level function's docstring (before the doctests)
 
-    def run(self, x: str,  # task input
-           ) -> tuple[str, Any]:
+    def run(self, x:str,  # task input
+           )->tuple[str, Any]:
         "Run on input `x`: (trace text, return value)."
         tr = Tracer(); _ACTIVE.append(tr)
         try: out = self.main(x)
         finally: _ACTIVE.pop()
         return tr.text, out
 
-    def program(self, micro_k: int=0,  # micro-traces: first K call/return pairs of each step (A.4); 0: none
-                micro_steps: list[str]|None=None,  # steps that get micro-traces (default: all)
-               ) -> str:
+    def program(self, micro_k:int=0,  # micro-traces: first K call/return pairs of each step (A.4); 0: none
+                micro_steps:list[str]|None=None,  # steps that get micro-traces (default: all)
+               )->str:
         "The prompt program: typing import, stubs, then the top-level function with doctest traces."
         from reasoning_integrity.lines.ptp.traces import parse_trace
         traces = [(x, *self.run(x)) for x in self.demos]
@@ -129,15 +127,15 @@ _SPLIT = {"Jamal Murray was perfect from the line.": ("Jamal Murray", "was perfe
           "Darnell Mooney hit a walkoff homer.": ("Darnell Mooney", "hit a walkoff homer", "")}
 
 @dict_step(_SPLIT, "Split a sentence about sports into a player, an action, and an event ('' when absent).")
-def split_sentence(sentence: str) -> typing.Tuple[str, str, str]: ...
+def split_sentence(sentence:str)->typing.Tuple[str, str, str]: ...
 
 @dict_step(_SPORT, "The sport most associated with a player, an action, or an event.")
-def sport_of(phrase: str) -> str: ...
+def sport_of(phrase:str)->str: ...
 
 @fn_step("True when two sports are the same.")
-def same_sport(a: str, b: str) -> bool: return a == b
+def same_sport(a:str, b:str)->bool: return a == b
 
-def _sports_main(x: str) -> bool:
+def _sports_main(x:str)->bool:
     player, action, event = split_sentence(x)
     s1, s2 = sport_of(player), sport_of(action)
     ok = same_sport(s1, s2)
@@ -152,11 +150,11 @@ sports_mock = Mock("sports_understanding", _sports_main, [split_sentence, sport_
 _INNER = re.compile(r"\(([^()]*)\)")
 
 @fn_step("Return the innermost parenthesised sub-expression (without parentheses) of an expression.")
-def innermost(expr: str) -> str:
+def innermost(expr:str)->str:
     return _INNER.search(expr)[1]
 
 @fn_step("Evaluate an expression of integers with + - * and no parentheses, left to right by precedence.")
-def eval_flat(expr: str) -> int:
+def eval_flat(expr:str)->int:
     toks = re.findall(r"-?\d+|[+*-]", expr.replace(" - -", " + ").replace("- -", "+ "))
     vals, ops = [int(toks[0])], []
     for op, v in zip(toks[1::2], toks[2::2]):
@@ -165,10 +163,10 @@ def eval_flat(expr: str) -> int:
     return sum(vals)
 
 @fn_step("Replace the first occurrence of '(sub)' in expr by the value.")
-def substitute(expr: str, sub: str, value: int) -> str:
+def substitute(expr:str, sub:str, value:int)->str:
     return expr.replace(f"({sub})", str(value), 1)
 
-def _arith_main(x: str) -> int:
+def _arith_main(x:str)->int:
     expr = x.strip().rstrip("=").strip()
     while "(" in expr:
         sub = innermost(expr)
@@ -185,17 +183,17 @@ arith_mock = Mock("multistep_arithmetic_two", _arith_main, [innermost, eval_flat
 _PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
 @fn_step("True for an opening bracket.")
-def is_open(c: str) -> bool: return c in _PAIRS
+def is_open(c:str)->bool: return c in _PAIRS
 
 @fn_step("The stack after reading bracket c: push an opening bracket, pop on a closing one.")
-def update_stack(stack: typing.List[str], c: str) -> typing.List[str]:
+def update_stack(stack:typing.List[str], c:str)->typing.List[str]:
     return stack + [c] if is_open(c) else stack[:-1]
 
 @fn_step("The closing brackets that empty the stack, innermost first.")
-def close_all(stack: typing.List[str]) -> typing.List[str]:
+def close_all(stack:typing.List[str])->typing.List[str]:
     return [_PAIRS[c] for c in reversed(stack)]
 
-def _dyck_main(x: str) -> str:
+def _dyck_main(x:str)->str:
     seq = x.split("Input:")[-1].split()
     stack = []
     for c in seq: stack = update_stack(stack, c)
@@ -208,44 +206,44 @@ dyck_mock = Mock("dyck_languages", _dyck_main, [is_open, update_stack, close_all
                  "Complete a Dyck-4 word so that every bracket is closed.")
 
 # %% ../../../nbs/34_ptp_programs.ipynb #dd485925
-def load_template(name: str="predict_output",  # 'predict_output' or 'continue_output'
-                 ) -> str:
+def load_template(name:str="predict_output",  # 'predict_output' or 'continue_output'
+                 )->str:
     "A PTP prompt template of the paper (data)."
     from reasoning_integrity.core.data import data_path
     return data_path(f"doctest-prompting/templates/{name}.txt").read_text()
 
-def trace_prompt(program: str,  # prompt program
-                 task: str,  # top-level function name
-                 input_str: str,  # the new input
-                 template: str|None=None,  # default: `load_template('predict_output')`
-                 quote_input: bool=False,  # False: the input text as is (the paper's harness); True: as a Python literal
-                ) -> str:
+def trace_prompt(program:str,  # prompt program
+                 task:str,  # top-level function name
+                 input_str:str,  # the new input
+                 template:str|None=None,  # default: `load_template('predict_output')`
+                 quote_input:bool=False,  # False: the input text as is (the paper's harness); True: as a Python literal
+                )->str:
     "Prompt to predict the full trace of `task(input_str)`."
     t = template or load_template("predict_output")
     if quote_input: t = _call_slot(t).sub(lambda m: f"{task}({input_str!r})", t)
     else: t = _call_slot(t).sub(lambda m: m[0].replace("{task_name}", task).replace("{input_str}", input_str), t)
     return t.replace("{partial_program}", program)   # the program last: its text is never substituted into
 
-def _call_slot(template: str) -> re.Pattern:
+def _call_slot(template:str)->re.Pattern:
     "The template's `{task_name}({input_str})` slot (also the quoted form `(\"{input_str}\")`); ValueError if absent."
     pat = re.compile(r"""\{task_name\}\((["']?)\{input_str\}\1\)""")
     if not pat.search(template): raise ValueError("template has no `{task_name}({input_str})` slot")
     return pat
 
-def step_prompt(program: str,  # prompt program
-                step: str,  # step name
-                args: str,  # argument text, as printed in a trace
-                template: str|None=None,  # default: `load_template('predict_output')`
-               ) -> str:
+def step_prompt(program:str,  # prompt program
+                step:str,  # step name
+                args:str,  # argument text, as printed in a trace
+                template:str|None=None,  # default: `load_template('predict_output')`
+               )->str:
     "Single-step prompt: the final `>>> task(input)` replaced by `>>> step(args)`."
     t = template or load_template("predict_output")
     t = _call_slot(t).sub(lambda m: f"{step}({args})", t)
     return t.replace("{partial_program}", program)
 
-def completion_prompt(program: str,  # prompt program
-                      prefix: str,  # the first part of a trace (ends with a complete line)
-                      template: str|None=None,  # default: `load_template('continue_output')`
-                     ) -> str:
+def completion_prompt(program:str,  # prompt program
+                      prefix:str,  # the first part of a trace (ends with a complete line)
+                      template:str|None=None,  # default: `load_template('continue_output')`
+                     )->str:
     "Prompt to complete a trace prefix."
     t = template or load_template("continue_output")
     return t.replace("{partial_program}", program).replace("{initial_output}", prefix)

@@ -11,6 +11,7 @@ from .traces import (parse_trace, read_program, read_value, ValueReadError, read
 from .stats import (sign_test, paired_t, paired_t_degenerate, js_permutation_test,
                                                    correct_pvalues)
 from .programs import trace_prompt, step_prompt, completion_prompt
+from ...core.text import answer_extractor
 
 # %% auto #0
 __all__ = ['PTP_STOP', 'COT_STOP', 'INTERVENE_COLUMNS', 'MODULARITY_COLUMNS', 'run_ptp', 'cot_answer', 'run_cot', 'step_output',
@@ -22,31 +23,31 @@ PTP_STOP = ["\n>>> ", "\nQUESTION:"]
 COT_STOP = ["\n\nQ:"]
 "Stop string for CoT: the next few-shot question (BBH's convention)."
 
-def _request(prompt: str, max_tokens: int, stop: list[str]|None=None):
+def _request(prompt:str, max_tokens:int, stop:list[str]|None=None):
     from reasoning_integrity.models.llm import Request
     return Request(prompt=prompt, max_tokens=max_tokens, temperature=0.0, stop=stop)
 
-def _generate(llm, prompts: list[str], max_tokens: int, progress: bool=False, stop=PTP_STOP) -> list:
+def _generate(llm, prompts:list[str], max_tokens:int, progress:bool=False, stop=PTP_STOP)->list:
     if not prompts: return []
     return llm.generate([_request(p, max_tokens, stop) for p in prompts], progress=progress)
 
-def _strip_fence(text: str) -> str:
+def _strip_fence(text:str)->str:
     "Drop Markdown code fences the model may wrap its output in."
     return "\n".join(l for l in (text or "").split("\n") if not l.strip().startswith("```"))
 
-def _raw(r) -> str:
+def _raw(r)->str:
     "The model's raw text of a result (\"\" when the request failed)."
     return "" if r.error else (r.text or "")
 
 # %% ../../../nbs/35_ptp_protocol.ipynb #cc435c93
 def run_ptp(llm,  # object with `generate(list[Request]) -> list[Result]`
-            program: str,  # prompt program
-            task: str,  # top-level function name
-            examples: pd.DataFrame,  # columns `input, target`
-            max_tokens: int=1024,  # generation limit
-            template: str|None=None,  # PTP template (default: the paper's)
-            progress: bool=False,  # progress bar
-           ) -> pd.DataFrame:
+            program:str,  # prompt program
+            task:str,  # top-level function name
+            examples:pd.DataFrame,  # columns `input, target`
+            max_tokens:int=1024,  # generation limit
+            template:str|None=None,  # PTP template (default: the paper's)
+            progress:bool=False,  # progress bar
+           )->pd.DataFrame:
     "PTP on each example: one row with output, answer, correctness, steps, abstract trace, problems, error, raw text."
     prog = read_program(program)
     res = _generate(llm, [trace_prompt(program, task, x, template) for x in examples.input], max_tokens, progress)
@@ -60,18 +61,19 @@ def run_ptp(llm,  # object with `generate(list[Request]) -> list[Result]`
                          error=r.error, finish_reason=getattr(r, "finish_reason", None), raw=_raw(r)))
     return pd.DataFrame(rows)
 
-def cot_answer(text: str,  # CoT output
-              ) -> str|None:
+@answer_extractor("ptp-cot-prompt", line="ptp", returns="the modified CoT prompts' `Final answer:` line, else BBH's 'the answer is' rule")
+def cot_answer(text:str,  # CoT output
+              )->str|None:
     "The modified CoT prompts' `Final answer:` line, else BBH's 'the answer is' rule."
     a = extract_ptp_answer(text)
     return a if a is not None else extract_cot_answer(text)
 
 def run_cot(llm,  # object with `generate`
-            cot_prompt: str,  # few-shot CoT prompt (e.g. `load_cot_prompt(task, modified=True)`)
-            examples: pd.DataFrame,  # columns `input, target`
-            max_tokens: int=512,  # generation limit
-            progress: bool=False,  # progress bar
-           ) -> pd.DataFrame:
+            cot_prompt:str,  # few-shot CoT prompt (e.g. `load_cot_prompt(task, modified=True)`)
+            examples:pd.DataFrame,  # columns `input, target`
+            max_tokens:int=512,  # generation limit
+            progress:bool=False,  # progress bar
+           )->pd.DataFrame:
     "CoT on each example: output (cut at the next question), answer, correctness, error, raw text."
     prompts = [f"{cot_prompt.rstrip()}\n\nQ: {x}\nA: Let's think step by step.\n" for x in examples.input]
     res = _generate(llm, prompts, max_tokens, progress, stop=COT_STOP)
@@ -84,9 +86,9 @@ def run_cot(llm,  # object with `generate`
     return pd.DataFrame(rows)
 
 # %% ../../../nbs/35_ptp_protocol.ipynb #585fe82f
-def step_output(text: str,  # model output for a single-step prompt
-                step: str,  # requested step name
-               ) -> tuple[str|None, str]:
+def step_output(text:str,  # model output for a single-step prompt
+                step:str,  # requested step name
+               )->tuple[str|None, str]:
     "(return text, rule used): the first matching call's return ('trace'), else the last non-empty line ('last_line')."
     text = _strip_fence(text)
     for s in parse_trace(text).steps:
@@ -95,18 +97,18 @@ def step_output(text: str,  # model output for a single-step prompt
     return (lines[-1] if lines else None), "last_line"
 
 # %% ../../../nbs/35_ptp_protocol.ipynb #b333ec3b
-def _values_equal(a: str|None, b, records=None) -> bool|None:
+def _values_equal(a:str|None, b, records=None)->bool|None:
     "Compare a returned text with a Python value; None when the text cannot be read (counted)."
     if a is None: return None
     try: return read_value(a, records) == b
     except ValueReadError: return None
 
 def single_step_accuracy(llm,  # object with `generate`
-                         program: str,  # prompt program
-                         calls: list[tuple[str, str]],  # (step, argument text) pairs, e.g. from PTP traces
-                         oracles: dict,  # step name -> Python function computing the correct output
-                         max_tokens: int=256,  # generation limit
-                        ) -> pd.DataFrame:
+                         program:str,  # prompt program
+                         calls:list[tuple[str, str]],  # (step, argument text) pairs, e.g. from PTP traces
+                         oracles:dict,  # step name -> Python function computing the correct output
+                         max_tokens:int=256,  # generation limit
+                        )->pd.DataFrame:
     "Run each oracle-checkable call as a single step: one row with output read, oracle's value, correctness, raw text."
     prog = read_program(program)
     todo = [(s, a) for s, a in calls if s in oracles]
@@ -124,7 +126,7 @@ def single_step_accuracy(llm,  # object with `generate`
                                        "raw"])
 
 # %% ../../../nbs/35_ptp_protocol.ipynb #9c343f93
-def _cut(text: str, step: str):
+def _cut(text:str, step:str):
     "(lines up to the first paired `step` call, that call) or None."
     pt = parse_trace(text)
     for s in pt.steps:
@@ -135,13 +137,13 @@ INTERVENE_COLUMNS = ["index", "step", "kind", "output", "answer", "correct", "n_
                      "raw", "step_raw", "step_error"]
 
 def intervene(llm,  # object with `generate`
-              program: str,  # prompt program
-              traces: pd.DataFrame,  # `run_ptp` rows (columns `output, target`)
-              step: str,  # the step to intervene on
-              kind: str="force",  # 'force' (forced modularity) or 'split' (split-and-complete)
-              max_tokens: int=1024,  # generation limit for the completion
-              max_tokens_step: int=256,  # generation limit for the single-step prompt (kind 'force')
-             ) -> pd.DataFrame:
+              program:str,  # prompt program
+              traces:pd.DataFrame,  # `run_ptp` rows (columns `output, target`)
+              step:str,  # the step to intervene on
+              kind:str="force",  # 'force' (forced modularity) or 'split' (split-and-complete)
+              max_tokens:int=1024,  # generation limit for the completion
+              max_tokens_step:int=256,  # generation limit for the single-step prompt (kind 'force')
+             )->pd.DataFrame:
     "Intervened traces: one row per trace holding the step (new output, answer, correct, n_steps, changed, raw texts)."
     if kind not in ("force", "split"): raise ValueError("kind must be 'force' or 'split'")
     prog = read_program(program)
@@ -172,12 +174,12 @@ def intervene(llm,  # object with `generate`
     return pd.DataFrame(rows, columns=INTERVENE_COLUMNS)
 
 # %% ../../../nbs/35_ptp_protocol.ipynb #38111da8
-def modularity_table(base: pd.DataFrame,  # `run_ptp` rows (with a `task` column)
-                     intervened: pd.DataFrame,  # `intervene` rows (with a `task` column), one intervention kind
-                     n_resamples: int=1000,  # permutation resamples
-                     method: str="hs",  # `multipletests` method for p̂ ('hs': the paper's numbers; 'bonferroni', ...)
-                     family: str="statistic",  # 'statistic' (one family per statistic, the paper's) or 'pooled'
-                    ) -> pd.DataFrame:
+def modularity_table(base:pd.DataFrame,  # `run_ptp` rows (with a `task` column)
+                     intervened:pd.DataFrame,  # `intervene` rows (with a `task` column), one intervention kind
+                     n_resamples:int=1000,  # permutation resamples
+                     method:str="hs",  # `multipletests` method for p̂ ('hs': the paper's numbers; 'bonferroni', ...)
+                     family:str="statistic",  # 'statistic' (one family per statistic, the paper's) or 'pooled'
+                    )->pd.DataFrame:
     "Rows `task, step, statistic, n, value, p, p_hat, degenerate, note` for S_numSteps, S_absTrace, S_corr."
     if "kind" in intervened and intervened["kind"].nunique() > 1:
         raise ValueError("pass one intervention kind at a time: the paper corrects within the force rows")
@@ -212,15 +214,15 @@ class _Frames(dict):
     __hash__ = None
 
 def modularity_study(llm,  # object with `generate`
-                     programs: dict[str, str],  # task -> prompt program
-                     traces: dict[str, pd.DataFrame],  # task -> `run_ptp` rows of the model
-                     steps: dict[str, str],  # task -> the step to intervene on
-                     n_intervene: int=30,  # traces per task and intervention (the first ones holding the step)
-                     kinds: tuple=("force", "split"),  # interventions
-                     max_tokens: int=1024,  # completion limit
-                     max_tokens_step: int=256,  # single-step limit (force)
-                     n_resamples: int=1000,  # permutation resamples
-                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                     programs:dict[str, str],  # task -> prompt program
+                     traces:dict[str, pd.DataFrame],  # task -> `run_ptp` rows of the model
+                     steps:dict[str, str],  # task -> the step to intervene on
+                     n_intervene:int=30,  # traces per task and intervention (the first ones holding the step)
+                     kinds:tuple=("force", "split"),  # interventions
+                     max_tokens:int=1024,  # completion limit
+                     max_tokens_step:int=256,  # single-step limit (force)
+                     n_resamples:int=1000,  # permutation resamples
+                    )->tuple[pd.DataFrame, pd.DataFrame]:
     "(bases: task, step, intervention, traces_with_step, used, status, `attrs['intervened']`; modularity rows)."
     srcs, iv, bases = [], {k: [] for k in kinds}, {k: [] for k in kinds}
     for t, step in steps.items():   # task by task, so calls sharing a program run back to back

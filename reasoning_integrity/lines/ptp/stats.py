@@ -16,9 +16,9 @@ __all__ = ['PAPER_MODULARITY', 'sign_test', 'paired_t', 'paired_t_degenerate', '
            'bonferroni', 'correct_pvalues', 'paper_phat', 'accuracy_ci', 'paired_accuracy_test', 'correlation']
 
 # %% ../../../nbs/33_ptp_stats.ipynb #7d18a0f0
-def sign_test(c: np.ndarray,  # correctness of the original traces (0/1)
-              c_tilde: np.ndarray,  # correctness of the intervened traces (0/1), same inputs
-             ) -> tuple[float, float]:
+def sign_test(c:np.ndarray,  # correctness of the original traces (0/1)
+              c_tilde:np.ndarray,  # correctness of the intervened traces (0/1), same inputs
+             )->tuple[float, float]:
     "Exact sign test on discordant correctness pairs: (fraction of discordant pairs won by `c_tilde`, p)."
     c, ct = np.asarray(c, bool), np.asarray(c_tilde, bool)
     if c.shape != ct.shape: raise ValueError("paired samples must have the same length")
@@ -27,9 +27,9 @@ def sign_test(c: np.ndarray,  # correctness of the original traces (0/1)
     return k / n, float(stats.binomtest(k, n, 0.5).pvalue)
 
 # %% ../../../nbs/33_ptp_stats.ipynb #7195741b
-def paired_t(s: np.ndarray,  # statistic on the original traces (e.g. number of steps)
-             s_tilde: np.ndarray,  # the same statistic on the intervened traces
-            ) -> tuple[float, float]:
+def paired_t(s:np.ndarray,  # statistic on the original traces (e.g. number of steps)
+             s_tilde:np.ndarray,  # the same statistic on the intervened traces
+            )->tuple[float, float]:
     "Paired t-test (`scipy.stats.ttest_rel`): (t, p); NaN when every difference is the same (p undefined)."
     s, st = np.asarray(s, float), np.asarray(s_tilde, float)
     if s.shape != st.shape: raise ValueError("paired samples must have the same length")
@@ -37,17 +37,17 @@ def paired_t(s: np.ndarray,  # statistic on the original traces (e.g. number of 
     r = stats.ttest_rel(st, s)
     return float(r.statistic), float(r.pvalue)
 
-def paired_t_degenerate(s: np.ndarray,  # statistic on the original traces
-                        s_tilde: np.ndarray,  # the same on the intervened traces
-                       ) -> bool:
+def paired_t_degenerate(s:np.ndarray,  # statistic on the original traces
+                        s_tilde:np.ndarray,  # the same on the intervened traces
+                       )->bool:
     "Whether every paired difference is the same (including all zero, and fewer than two pairs): p is undefined."
     d = np.asarray(s_tilde, float) - np.asarray(s, float)
     return d.size < 2 or bool(np.all(d == d[0]))
 
 # %% ../../../nbs/33_ptp_stats.ipynb #bed1a24b
-def js_divergence(a: list,  # abstract traces (hashable) of sample 1
-                  b: list,  # abstract traces of sample 2
-                 ) -> float:
+def js_divergence(a:list,  # abstract traces (hashable) of sample 1
+                  b:list,  # abstract traces of sample 2
+                 )->float:
     "Jensen–Shannon divergence (base 2) between the empirical distributions of two samples of abstract traces."
     keys = sorted(set(map(repr, a)) | set(map(repr, b)))
     ca, cb = collections.Counter(map(repr, a)), collections.Counter(map(repr, b))
@@ -55,12 +55,12 @@ def js_divergence(a: list,  # abstract traces (hashable) of sample 1
     if p.sum() == 0 or q.sum() == 0: return float("nan")
     return float(jensenshannon(p / p.sum(), q / q.sum(), base=2) ** 2)
 
-def js_permutation_test(a: list,  # abstract traces of the original traces
-                        b: list,  # abstract traces of the intervened traces (paired with `a`)
-                        n_resamples: int=1000,  # resamples (the paper: 1,000)
-                        seed: int=0,  # random seed
-                        permutation_type: str="independent",  # scipy's default, as the paper; 'samples' swaps within pairs
-                       ) -> tuple[float, float]:
+def js_permutation_test(a:list,  # abstract traces of the original traces
+                        b:list,  # abstract traces of the intervened traces (paired with `a`)
+                        n_resamples:int=1000,  # resamples (the paper: 1,000)
+                        seed:int=0,  # random seed
+                        permutation_type:str="independent",  # scipy's default, as the paper; 'samples' swaps within pairs
+                       )->tuple[float, float]:
     "(JS divergence, two-sided permutation p-value) for paired samples of abstract traces."
     if len(a) != len(b): raise ValueError("paired samples must have the same length")
     codes = {k: i for i, k in enumerate(sorted(set(map(repr, a)) | set(map(repr, b))))}
@@ -77,18 +77,18 @@ def js_permutation_test(a: list,  # abstract traces of the original traces
     return obs, float(r.pvalue)
 
 # %% ../../../nbs/33_ptp_stats.ipynb #ab098be7
-def bonferroni(p: list[float],  # p-values of a family of tests
-              ) -> np.ndarray:
+def bonferroni(p:list[float],  # p-values of a family of tests
+              )->np.ndarray:
     "Bonferroni-corrected p-values (`statsmodels.stats.multitest.multipletests`), capped at 1."
     p = np.asarray(p, float)
     if p.size == 0: return p
     return multipletests(p, method="bonferroni")[1]
 
 # %% ../../../nbs/33_ptp_stats.ipynb #8289d38a
-def correct_pvalues(df: pd.DataFrame,  # rows with a `p` column (and `statistic` for per-statistic families)
-                    method: str="hs",  # a `multipletests` method: 'hs' (its default, the paper's numbers), 'bonferroni', ...
-                    family: str="statistic",  # 'statistic' (one family per statistic) or 'pooled' (all rows one family)
-                   ) -> np.ndarray:
+def correct_pvalues(df:pd.DataFrame,  # rows with a `p` column (and `statistic` for per-statistic families)
+                    method:str="hs",  # a `multipletests` method: 'hs' (its default, the paper's numbers), 'bonferroni', ...
+                    family:str="statistic",  # 'statistic' (one family per statistic) or 'pooled' (all rows one family)
+                   )->np.ndarray:
     "Corrected p-values per row; NaN p-values stay NaN and are left out of their family."
     out = np.full(len(df), np.nan)
     groups = [df.index] if family == "pooled" else [g.index for _, g in df.groupby("statistic", sort=False)]
@@ -147,9 +147,9 @@ def _paper_rows(table, rows):
 PAPER_MODULARITY = pd.DataFrame(_paper_rows("Table 9", _T9) + _paper_rows("Table 10", _T10))
 "The force-modularity rows of the paper's Tables 9 and 10: printed p and p̂ per step and statistic."
 
-def paper_phat(method: str="hs",  # `multipletests` method
-               family: str="statistic",  # 'statistic' or 'pooled'
-              ) -> pd.DataFrame:
+def paper_phat(method:str="hs",  # `multipletests` method
+               family:str="statistic",  # 'statistic' or 'pooled'
+              )->pd.DataFrame:
     "The paper's rows with p̂ recomputed from the printed p (per table), and |recomputed - printed|."
     parts = []
     for _, g in PAPER_MODULARITY.groupby("table", sort=False):
@@ -167,18 +167,18 @@ def paper_phat(method: str="hs",  # `multipletests` method
 # %% ../../../nbs/33_ptp_stats.ipynb #1b1cbd4a
 from statsmodels.stats.proportion import proportion_confint
 
-def accuracy_ci(correct: np.ndarray,  # 0/1 correctness
-                alpha: float=0.05,  # 1 - confidence
-               ) -> tuple[float, float, float]:
+def accuracy_ci(correct:np.ndarray,  # 0/1 correctness
+                alpha:float=0.05,  # 1 - confidence
+               )->tuple[float, float, float]:
     "(accuracy, low, high) with a Wilson interval."
     c = np.asarray(correct, float)
     if c.size == 0: return float("nan"), float("nan"), float("nan")
     lo, hi = proportion_confint(int(c.sum()), c.size, alpha=alpha, method="wilson")
     return float(c.mean()), float(lo), float(hi)
 
-def paired_accuracy_test(a: np.ndarray,  # correctness of method A (e.g. PTP) per example
-                         b: np.ndarray,  # correctness of method B (e.g. CoT) on the same examples
-                        ) -> dict:
+def paired_accuracy_test(a:np.ndarray,  # correctness of method A (e.g. PTP) per example
+                         b:np.ndarray,  # correctness of method B (e.g. CoT) on the same examples
+                        )->dict:
     "Paired comparison: accuracies, their difference, discordant counts and the exact McNemar p."
     a, b = np.asarray(a, bool), np.asarray(b, bool)
     _, p = sign_test(b, a)
@@ -186,9 +186,9 @@ def paired_accuracy_test(a: np.ndarray,  # correctness of method A (e.g. PTP) pe
                 a_only=int((a & ~b).sum()), b_only=int((b & ~a).sum()), p=p)
 
 # %% ../../../nbs/33_ptp_stats.ipynb #696a8bdc
-def correlation(x: np.ndarray,  # per-task values, e.g. non-local error rate
-                y: np.ndarray,  # per-task values, e.g. trace entropy
-               ) -> tuple[float, float]:
+def correlation(x:np.ndarray,  # per-task values, e.g. non-local error rate
+                y:np.ndarray,  # per-task values, e.g. trace entropy
+               )->tuple[float, float]:
     "Pearson (r, p) over tasks; NaN pairs are dropped."
     x, y = np.asarray(x, float), np.asarray(y, float)
     ok = ~(np.isnan(x) | np.isnan(y))

@@ -13,6 +13,7 @@ import pandas as pd
 from typeguard import check_type, TypeCheckError, CollectionCheckStrategy
 
 from ...core.text import ParseProblem, MAX_CHARS, cap_text, clean_text
+from ...core.text import answer_extractor
 
 # %% auto #0
 __all__ = ['MAX_VALUE_CHARS', 'MAX_TRACE_CHARS', 'typing_namespace', 'StepSignature', 'Program', 'read_program', 'ValueReadError',
@@ -25,7 +26,7 @@ _BUILTIN_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "list": 
                   "tuple": tuple, "set": set, "frozenset": frozenset, "bytes": bytes, "complex": complex,
                   "object": object, "None": type(None)}
 
-def typing_namespace() -> dict:
+def typing_namespace()->dict:
     "The annotation namespace: every public name of `typing`, plus builtin types."
     ns = {k: getattr(typing, k) for k in typing.__all__ if hasattr(typing, k)}
     ns.update(_BUILTIN_TYPES)
@@ -33,7 +34,7 @@ def typing_namespace() -> dict:
 
 class _Unresolved(Exception): pass
 
-def _resolve(node: ast.AST, ns: dict):
+def _resolve(node:ast.AST, ns:dict):
     "Resolve an annotation syntax tree in `ns` without evaluating code."
     if isinstance(node, ast.Constant):
         if node.value is None: return type(None)
@@ -58,8 +59,6 @@ def _resolve(node: ast.AST, ns: dict):
         return [_resolve(e, ns) for e in node.elts]
     raise _Unresolved(type(node).__name__)
 
-
-
 # %% ../../../nbs/30_ptp_traces.ipynb #cde60f0f
 @dataclass
 class StepSignature:
@@ -72,7 +71,7 @@ class StepSignature:
     signature: inspect.Signature|None = None  # parameter kinds and which have defaults (None: elided), for binding calls
 
     @property
-    def n_required(self) -> int|None:
+    def n_required(self)->int|None:
         "How many parameters a call must supply (those without a default, excluding `*args`/`**kw`)."
         if self.signature is None: return None
         return sum(p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
@@ -89,11 +88,11 @@ class Program:
     elided: bool = False  # the text has a "N lines skipped" gap (the logs shorten long programs)
 
     @property
-    def step_names(self) -> set[str]:
+    def step_names(self)->set[str]:
         "Names a trace may call without hallucinating: the `def`s, plus names in the demonstrations."
         return set(self.steps) | self.demo_names
 
-def _namedtuple_decl(value: ast.AST):
+def _namedtuple_decl(value:ast.AST):
     "('Name', [fields]) if `value` is `collections.namedtuple('Name', [...])` with literal arguments."
     if not (isinstance(value, ast.Call) and len(value.args) >= 2): return None
     f = value.func
@@ -107,7 +106,7 @@ def _namedtuple_decl(value: ast.AST):
         return None
     return tname, list(fields)
 
-def _enum_decl(node: ast.ClassDef):
+def _enum_decl(node:ast.ClassDef):
     "Members {NAME: int} if `node` is `class X(IntEnum)` / `(Enum)` with integer constants."
     bases = {getattr(b, "id", getattr(b, "attr", None)) for b in node.bases}
     if not bases & {"IntEnum", "Enum"}: return None
@@ -125,7 +124,7 @@ _TRACED_RE = re.compile(r"Calling ([A-Za-z_]\w*)\(")
 _TOP = re.compile(r"^(@|def |class |from |import |[A-Za-z_]\w*\s*=)")
 _ELIDED = re.compile(r"^\.{20,}\n\d+ lines skipped\n\.{20,}$", re.M)
 
-def _reindent(chunk: list[str]) -> str:
+def _reindent(chunk:list[str])->str:
     "Indent everything after a `def`/`class` header (the logs print programs with indentation stripped)."
     for k, ln in enumerate(chunk):
         if re.match(r"^(def|class) ", ln):
@@ -134,7 +133,7 @@ def _reindent(chunk: list[str]) -> str:
             return "\n".join(chunk[:j + 1] + ["  " + l for l in chunk[j + 1:]])
     return "\n".join(chunk)
 
-def _statements(source: str, problems: list) -> list[ast.stmt]:
+def _statements(source:str, problems:list)->list[ast.stmt]:
     "Top-level statements; when the whole text does not parse (e.g. a log elided its middle), parse chunk by chunk."
     try: return list(ast.parse(source).body)
     except SyntaxError as e:
@@ -159,7 +158,7 @@ def _statements(source: str, problems: list) -> list[ast.stmt]:
                                            body=[], decorator_list=[], returns=None, lineno=0))
     return out
 
-def _signature(a: ast.arguments) -> inspect.Signature:
+def _signature(a:ast.arguments)->inspect.Signature:
     "An `inspect.Signature` from a stub's `ast.arguments` (defaults are marked, never evaluated), for `bind`."
     P, has = inspect.Parameter, object()   # `has`: a stand-in default; the default's text is never evaluated
     pos = a.posonlyargs + a.args
@@ -171,8 +170,9 @@ def _signature(a: ast.arguments) -> inspect.Signature:
     if a.kwarg: ps.append(P(a.kwarg.arg, P.VAR_KEYWORD))
     return inspect.Signature(ps)
 
-def read_program(source: str,  # the prompt program's Python text (stubs with `...` bodies)
-                ) -> Program:
+# %% ../../../nbs/30_ptp_traces.ipynb #56f2ea0d
+def read_program(source:str,  # the prompt program's Python text (stubs with `...` bodies)
+                )->Program:
     "Read step signatures and declared record/enum types from a prompt program, with `ast` (never executed)."
     ns, records, problems, steps = typing_namespace(), {}, [], {}
     elided = bool(_ELIDED.search(source))
@@ -221,11 +221,11 @@ _PARSE_ERRORS = (SyntaxError, ValueError, TypeError, MemoryError, RecursionError
 class ValueReadError(Exception):
     "A value that could not be read; `.kind` is 'string' or 'syntax'."
     def __init__(self,
-                 kind: str,  # 'string' (a string-escaping error) or 'syntax'
-                 msg: str,  # what went wrong
+                 kind:str,  # 'string' (a string-escaping error) or 'syntax'
+                 msg:str,  # what went wrong
                 ): super().__init__(msg); self.kind = kind
 
-def _build(node: ast.AST, records: dict):
+def _build(node:ast.AST, records:dict):
     "Rebuild a value from its syntax tree: literal leaves via `ast.literal_eval`, declared records by name."
     if isinstance(node, ast.Call):
         f = node.func
@@ -251,13 +251,14 @@ def _build(node: ast.AST, records: dict):
 
 _CONST_NAMES = {"Ellipsis": Ellipsis, **{k: getattr(typing, k) for k in ("Any",)}}
 
-def _needs_tree(text: str, records: dict) -> bool:
+def _needs_tree(text:str, records:dict)->bool:
     return (bool(records) and any(r in text for r in records)) or "Ellipsis" in text or "typing." in text
 
 _OPENERS, _CLOSERS = set("([{,:="), set(")]},:")
 
-def repair_strings(text: str,  # value text that failed to parse
-                  ) -> str:
+# %% ../../../nbs/30_ptp_traces.ipynb #848890c9
+def repair_strings(text:str,  # value text that failed to parse
+                  )->str:
     "Re-quote string literals: a quote opens a string only after `([{,:=` (or at the start) and closes only before `)]},:` (or at the end); quotes between are escaped, raw newlines become `\\n`."
     out, i, n = [], 0, len(text)
     prev = ""   # last non-space char emitted outside strings
@@ -282,31 +283,31 @@ def repair_strings(text: str,  # value text that failed to parse
         i += 1
     return "".join(out)
 
-def _classify(text: str, err: Exception) -> str:
+def _classify(text:str, err:Exception)->str:
     "'string' if the text parses once its string literals are re-quoted (`repair_strings`), else 'syntax'."
     if "'" not in text and '"' not in text: return "syntax"
     try: ast.parse(f"_f({repair_strings(text)})", mode="eval"); return "string"
     except _PARSE_ERRORS: return "syntax"
 
-def _too_long(text: str):
+def _too_long(text:str):
     if len(text) > MAX_VALUE_CHARS:
         raise ValueReadError("syntax", f"value of {len(text):,} characters not read (limit {MAX_VALUE_CHARS:,})")
 
-def _parse_call(text: str) -> ast.AST:
+def _parse_call(text:str)->ast.AST:
     "The syntax tree of `_f(text)`: a SyntaxError passes (to be classified), any other failure is a `ValueReadError`."
     try: return ast.parse(f"_f({text})", mode="eval").body
     except SyntaxError: raise
     except _PARSE_ERRORS as e:   # deep nesting (RecursionError, MemoryError), a surrogate or a NUL byte (ValueError)
         raise ValueReadError("syntax", f"{type(e).__name__}: {clean_text(str(e))[:150]}") from None
 
-def _parse_expr(text: str, records: dict) -> ast.AST:
+def _parse_expr(text:str, records:dict)->ast.AST:
     if records and "<" in text:
         text = _ENUM_RE.sub(lambda m: f"{m[1]}.{m[2]}" if m[1] in records else m[0], text)
     return ast.parse(text.strip(), mode="eval").body
 
-def read_value(text: str,  # argument or return text as printed in the trace
-               records: dict|None=None,  # declared record/enum classes (`Program.records`)
-              ) -> Any:
+def read_value(text:str,  # argument or return text as printed in the trace
+               records:dict|None=None,  # declared record/enum classes (`Program.records`)
+              )->Any:
     "Read a printed value safely; raise `ValueReadError` with `.kind` 'string' or 'syntax' when it cannot be read."
     records = records or {}
     _too_long(text)
@@ -317,9 +318,10 @@ def read_value(text: str,  # argument or return text as printed in the trace
     except _PARSE_ERRORS as e:
         raise ValueReadError("syntax", f"{type(e).__name__}: {clean_text(str(e))[:150]}") from None
 
-def read_args(text: str,  # the text between the parentheses of `Calling f(...)...`
-              records: dict|None=None,  # declared record/enum classes
-             ) -> tuple[list, dict]:
+# %% ../../../nbs/30_ptp_traces.ipynb #544a76a7
+def read_args(text:str,  # the text between the parentheses of `Calling f(...)...`
+              records:dict|None=None,  # declared record/enum classes
+             )->tuple[list, dict]:
     "Read a call's argument text into positional and keyword values (same rules as `read_value`)."
     records = records or {}
     _too_long(text)
@@ -352,7 +354,7 @@ class Step:
     ret_line: int|None = None  # line number of the `returned` line
 
     @property
-    def paired(self) -> bool:
+    def paired(self)->bool:
         "True when the call has its `returned` line."
         return self.ret is not None
 
@@ -366,16 +368,16 @@ class ParsedTrace:
     hallucinated: list[str] = field(default_factory=list)  # step names not defined in the program
 
     @property
-    def well_formed(self) -> bool:
+    def well_formed(self)->bool:
         "At least one call, every call paired following nesting, no hallucinated step, not truncated (§3.2)."
         return bool(self.steps) and not self.truncated and not self.hallucinated and all(
             p.kind not in ("unpaired_call", "unpaired_return") for p in self.problems)
     @property
-    def abstract(self) -> tuple[str, ...]:
+    def abstract(self)->tuple[str, ...]:
         "The abstract trace (§3.4): step names in call order, arguments and outputs removed."
         return tuple(s.fn for s in self.steps)
     @property
-    def n_steps(self) -> int:
+    def n_steps(self)->int:
         "Number of steps (calls) in the trace."
         return len(self.steps)
 
@@ -387,7 +389,7 @@ _RET = re.compile(r"^\s*" + _ELL + r"([A-Za-z_][\w.]*) returned(?: (.*))?$")
 _FINAL = re.compile(r"^\s*Final answer:(.*)$")   # the answer is the rest, stripped (`\s*(.*?)\s*$` is quadratic in spaces)
 _FINAL_OFFICIAL = re.compile(r"Final answer: (.+)")
 
-def _final_answer(line: str, rule: str) -> str|None:
+def _final_answer(line:str, rule:str)->str|None:
     "The answer a `Final answer:` line gives under `rule` (None: the line gives none)."
     if rule == "official":   # the harness: `re.search('Final answer: (.+)', line.strip())`, anywhere in the line
         m = _FINAL_OFFICIAL.search(line.strip())
@@ -399,12 +401,42 @@ def _final_answer(line: str, rule: str) -> str|None:
 _MAX_CALL_LINES = 200
 MAX_TRACE_CHARS = 200_000  # a trace is cut here: 15x the paper's longest (12,867 characters), ~0.2 s of `check_steps`
 
-def parse_trace(text: str,  # generated trace (untrusted)
-                program: Program|str|None=None,  # program (or its text) to detect hallucinated steps
-                max_lines: int=1_000_000,  # lines beyond this are ignored and reported
-                answer_rule: str="official",  # 'official' (the first `Final answer: X` line, the paper's harness) or 'last'
-                max_chars: int=MAX_TRACE_CHARS,  # text beyond this is ignored and reported (`too_long`)
-               ) -> ParsedTrace:
+# %% ../../../nbs/30_ptp_traces.ipynb #7ad41cf3
+def _close_call(fn:str, ret:str, i:int, stack:list, open_at:dict, problems:list):
+    "Pair `fn returned ret` (line `i`) with the innermost open call of `fn`; calls opened after it never returned."
+    k = open_at[fn][-1] if open_at.get(fn) else -1   # the innermost open call of `fn`
+    if k < 0:
+        problems.append(ParseProblem("unpaired_return", f"`{fn} returned` without a call", where=f"line {i}"))
+    else:
+        for s in stack[k + 1:]:
+            problems.append(ParseProblem("unpaired_call", f"`{s.fn}` never returned", where=f"line {s.line}"))
+        stack[k].ret, stack[k].ret_line = ret, i
+        for s in stack[k:]: open_at[s.fn].pop()
+        del stack[k:]
+
+def _end_of_trace(steps:list, stack:list, answer:str|None, program, known:set|None, problems:list)->tuple[bool, list]:
+    "What the end of a trace shows: calls still open, steps the program does not define, no answer; (truncated, hallucinated)."
+    truncated = False
+    if stack:
+        if answer is None: truncated = True
+        for s in stack:
+            problems.append(ParseProblem("truncated" if answer is None else "unpaired_call",
+                                         f"`{s.fn}` still open at the end", where=f"line {s.line}"))
+    unknown = sorted({s.fn for s in steps} - known) if known is not None else []
+    halluc = [] if program is not None and program.elided else unknown
+    for h in halluc: problems.append(ParseProblem("hallucinated_step", f"`{h}` is not defined in the program"))
+    if program is not None and program.elided:   # the name may sit in the elided gap: counted, not judged
+        for h in unknown: problems.append(ParseProblem("unverified_step", f"`{h}` not in the (elided) program text"))
+    if answer is None: problems.append(ParseProblem("no_final_answer", "no `Final answer:` line"))
+    return truncated, halluc
+
+# %% ../../../nbs/30_ptp_traces.ipynb #811efa34
+def parse_trace(text:str,  # generated trace (untrusted)
+                program:Program|str|None=None,  # program (or its text) to detect hallucinated steps
+                max_lines:int=1_000_000,  # lines beyond this are ignored and reported
+                answer_rule:str="official",  # 'official' (the first `Final answer: X` line, the paper's harness) or 'last'
+                max_chars:int=MAX_TRACE_CHARS,  # text beyond this is ignored and reported (`too_long`)
+               )->ParsedTrace:
     "Parse a PTP trace into paired steps and the final answer; problems are recorded, never raised."
     if isinstance(program, str): program = read_program(program)
     known = program.step_names if program is not None else None
@@ -447,42 +479,24 @@ def parse_trace(text: str,  # generated trace (untrusted)
             m = _RET.match(ln)
             if m:
                 fn, ret = m[1], (m[2] or "")
-                k = open_at[fn][-1] if open_at.get(fn) else -1   # the innermost open call of `fn`
-                if k < 0:
-                    problems.append(ParseProblem("unpaired_return", f"`{fn} returned` without a call", where=f"line {i}"))
-                else:
-                    for s in stack[k + 1:]:
-                        problems.append(ParseProblem("unpaired_call", f"`{s.fn}` never returned", where=f"line {s.line}"))
-                    stack[k].ret, stack[k].ret_line = ret, i
-                    for s in stack[k:]: open_at[s.fn].pop()
-                    del stack[k:]
+                _close_call(fn, ret, i, stack, open_at, problems)
                 i += 1
                 continue
         if "Final answer" in ln and (answer is None or answer_rule == "last"):
             a = _final_answer(ln, answer_rule)
             if a is not None: answer = a
         i += 1
-    if stack:
-        if answer is None: truncated = True
-        for s in stack:
-            problems.append(ParseProblem("truncated" if answer is None else "unpaired_call",
-                                         f"`{s.fn}` still open at the end", where=f"line {s.line}"))
-    unknown = sorted({s.fn for s in steps} - known) if known is not None else []
-    halluc = [] if program is not None and program.elided else unknown
-    for h in halluc: problems.append(ParseProblem("hallucinated_step", f"`{h}` is not defined in the program"))
-    if program is not None and program.elided:   # the name may sit in the elided gap: counted, not judged
-        for h in unknown: problems.append(ParseProblem("unverified_step", f"`{h}` not in the (elided) program text"))
-    if answer is None: problems.append(ParseProblem("no_final_answer", "no `Final answer:` line"))
-    return ParsedTrace(steps, answer, problems, truncated, halluc)
+    still_open, halluc = _end_of_trace(steps, stack, answer, program, known, problems)
+    return ParsedTrace(steps, answer, problems, truncated or still_open, halluc)
 
 # %% ../../../nbs/30_ptp_traces.ipynb #71eac1de
-def _binds(sig: StepSignature|None, args: list, kw: dict) -> bool|None:
+def _binds(sig:StepSignature|None, args:list, kw:dict)->bool|None:
     "Whether the call's arguments bind to the stub's parameters (None: no signature to check against)."
     if sig is None or sig.signature is None: return None
     try: sig.signature.bind(*args, **kw); return True
     except TypeError: return False
 
-def _type_ok(sig: StepSignature|None, args: list, kw: dict, ret: Any) -> bool|None:
+def _type_ok(sig:StepSignature|None, args:list, kw:dict, ret:Any)->bool|None:
     "False on a wrong arity (missing, extra or unknown arguments) or a type error; None when nothing is checkable."
     if sig is None or "<elided>" in sig.unresolved: return None
     if sig.signature is not None:
@@ -507,9 +521,9 @@ def _type_ok(sig: StepSignature|None, args: list, kw: dict, ret: Any) -> bool|No
         except Exception: return None   # annotation typeguard cannot check
     return True if any_checked else None
 
-def check_steps(trace: ParsedTrace,  # a parsed trace
-                program: Program,  # the program it was generated from
-               ) -> pd.DataFrame:
+def check_steps(trace:ParsedTrace,  # a parsed trace
+                program:Program,  # the program it was generated from
+               )->pd.DataFrame:
     "One row per step: `fn, depth, well_formed, trace_well_formed, syntax_ok, string_error, type_ok, arity_ok`."
     rows = []
     for s in trace.steps:
@@ -533,8 +547,8 @@ def check_steps(trace: ParsedTrace,  # a parsed trace
                                        "type_ok", "arity_ok"])
 
 # %% ../../../nbs/30_ptp_traces.ipynb #00b7836b
-def wellformedness(checks: pd.DataFrame,  # concatenated `check_steps` rows
-                  ) -> dict:
+def wellformedness(checks:pd.DataFrame,  # concatenated `check_steps` rows
+                  )->dict:
     "Table 4 rates (percent) from step checks: well-formed calls; no syntax error (also ignoring string errors) among the calls of well-formed traces; no type error (arity included) among syntactically correct, type-checkable calls."
     n = len(checks)
     n_wf = int(checks.well_formed.astype(bool).sum())
@@ -551,9 +565,10 @@ def wellformedness(checks: pd.DataFrame,  # concatenated `check_steps` rows
                 n_type_unchecked=int(ok.type_ok.isna().sum()))
 
 # %% ../../../nbs/30_ptp_traces.ipynb #81c2d1e1
-def extract_ptp_answer(text: str,  # PTP output
-                       rule: str="official",  # 'official': the first `Final answer: X` line; 'last': the last one
-                      ) -> str|None:
+@answer_extractor("ptp-final", line="ptp", returns="the `Final answer:` text (rule='official': the first such line, 'last': the last)")
+def extract_ptp_answer(text:str,  # PTP output
+                       rule:str="official",  # 'official': the first `Final answer: X` line; 'last': the last one
+                      )->str|None:
     "The `Final answer:` text under `rule`, or None."
     if not isinstance(text, str): return None
     ans = None
@@ -565,9 +580,10 @@ def extract_ptp_answer(text: str,  # PTP output
             if rule == "official": break
     return ans
 
-def extract_cot_answer(text: str,  # CoT output
-                       marker: str="the answer is ",  # BBH's answer marker
-                      ) -> str|None:
+@answer_extractor("bbh-cot", line="ptp", returns="BBH's CoT rule: the text after 'the answer is', to the end of its line")
+def extract_cot_answer(text:str,  # CoT output
+                       marker:str="the answer is ",  # BBH's answer marker
+                      )->str|None:
     "BBH's CoT rule: text after the first `marker`, to the end of its line, minus a trailing '.'; None if absent."
     if not isinstance(text, str): return None
     text = cap_text(text)
@@ -575,15 +591,16 @@ def extract_cot_answer(text: str,  # CoT output
     a = text.split(marker, 1)[1].split("\n", 1)[0].strip()
     return a[:-1] if a.endswith(".") else a
 
-def extract_direct_answer(text: str,  # answer-only output
-                         ) -> str:
+@answer_extractor("bbh-direct", line="ptp", returns="BBH's answer-only rule: the first line")
+def extract_direct_answer(text:str,  # answer-only output
+                         )->str:
     "BBH's answer-only rule: the first line, stripped, minus a trailing '.'."
     if not isinstance(text, str): return ""
     a = cap_text(text).strip().split("\n", 1)[0].strip()
     return a[:-1] if a.endswith(".") else a
 
-def normalize_target(t: str,  # a prediction or a target
-                    ) -> str:
+def normalize_target(t:str,  # a prediction or a target
+                    )->str:
     "The harness's normalisation: the letter of the first `(X)` option, a number without trailing `.0`, else `t`."
     t = cap_text(t if isinstance(t, str) else str(t))
     m = re.search(r"\(([A-Z])\)", t)
@@ -591,7 +608,7 @@ def normalize_target(t: str,  # a prediction or a target
     n = _int_before_zeros(t)
     return t if n is None else n
 
-def _int_before_zeros(t: str) -> str|None:
+def _int_before_zeros(t:str)->str|None:
     """What the harness's `re.search(r'([0-9]+)\\.0+$', t)` captures, in one linear pass (the pattern is quadratic in
     a long run of digits)."""
     s = t[:-1] if t.endswith("\n") else t   # `$` also matches before a final newline
@@ -602,9 +619,9 @@ def _int_before_zeros(t: str) -> str|None:
     return head[len(head) - k:] if k else None
 
 _OPT = re.compile(r"^\(?([A-Z])\)?(?=$|[\s.,:;)])")
-def normalize_answer(pred: str|None,  # extracted answer
-                     target: str,  # gold answer, e.g. '(B)', 'yes', '] }'
-                    ) -> str|None:
+def normalize_answer(pred:str|None,  # extracted answer
+                     target:str,  # gold answer, e.g. '(B)', 'yes', '] }'
+                    )->str|None:
     "The project's rule: `pred` in `target`'s form: option letters to '(X)'; else strip and drop one trailing '.'."
     if not isinstance(pred, str): return None
     p = cap_text(pred).strip()
@@ -613,19 +630,20 @@ def normalize_answer(pred: str|None,  # extracted answer
         return f"({m[1]})" if m else p
     return p[:-1] if p.endswith(".") and not target.strip().endswith(".") else p
 
-def is_correct(pred: str|None,  # extracted answer (None: none found, always wrong)
-               target: str,  # gold answer
-               rule: str="official",  # 'official' (the authors' harness) or 'project' (`normalize_answer`)
-              ) -> bool:
+# %% ../../../nbs/30_ptp_traces.ipynb #619499eb
+def is_correct(pred:str|None,  # extracted answer (None: none found, always wrong)
+               target:str,  # gold answer
+               rule:str="official",  # 'official' (the authors' harness) or 'project' (`normalize_answer`)
+              )->bool:
     "Whether `pred` answers `target` under `rule`."
     if rule == "official": return pred is not None and normalize_target(pred) == normalize_target(target)
     if rule == "project": return normalize_answer(pred, target) == target.strip()
     raise ValueError(f"rule must be 'official' or 'project', not {rule!r}")
 
 # %% ../../../nbs/30_ptp_traces.ipynb #9053fc40
-def trace_entropy(abstract_traces: Iterable[tuple],  # one abstract trace per (legal) trace
-                  base: float=2.0,  # logarithm base
-                 ) -> float:
+def trace_entropy(abstract_traces:Iterable[tuple],  # one abstract trace per (legal) trace
+                  base:float=2.0,  # logarithm base
+                 )->float:
     "Entropy of the empirical distribution of abstract traces."
     counts = np.array(list(collections.Counter(map(tuple, abstract_traces)).values()), dtype=float)
     if counts.sum() == 0: return float("nan")

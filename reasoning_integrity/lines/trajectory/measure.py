@@ -20,15 +20,15 @@ __all__ = ['NOISE_FLOOR', 'TABLE1_COLUMNS', 'TABLE1_EXTRA', 'measure_trajectory'
            'problem_counts']
 
 # %% ../../../nbs/17_rep_measure.ipynb #61513e8d
-def measure_trajectory(T: Trajectory,  # the stage's trajectory
-                       T_base: Trajectory,  # the reference (the greedy baseline)
-                       delta: Callable=structural_delta,  # δ: two lists of states -> matrix
-                       lam: float=0.1,  # λ, the complexity weight (paper §8.2)
-                       alignment: str="dtw",  # 'dtw' or 'pad'
-                       alpha: float=1.0,  # weight of N in C(T)
-                       beta: float=1.0,  # weight of B(T)
-                       gamma: float=1.0,  # weight of the summed entropy
-                      ) -> dict:
+def measure_trajectory(T:Trajectory,  # the stage's trajectory
+                       T_base:Trajectory,  # the reference (the greedy baseline)
+                       delta:Callable=structural_delta,  # δ: two lists of states -> matrix
+                       lam:float=0.1,  # λ, the complexity weight (paper §8.2)
+                       alignment:str="dtw",  # 'dtw' or 'pad'
+                       alpha:float=1.0,  # weight of N in C(T)
+                       beta:float=1.0,  # weight of B(T)
+                       gamma:float=1.0,  # weight of the summed entropy
+                      )->dict:
     "D, D_normalized, C, score (-D - λC), score_normalized (-D/|π| - λC) and n_states; NaN where undefined."
     nan = float("nan")
     out = dict(n_states=len(T), D=nan, D_normalized=nan, C=nan, score=nan, score_normalized=nan)
@@ -42,21 +42,21 @@ def measure_trajectory(T: Trajectory,  # the stage's trajectory
 # %% ../../../nbs/17_rep_measure.ipynb #b259acd6
 NOISE_FLOOR = "noise_floor"  # the stage label of the first sampled baseline, measured like a stage
 
-def _stage_call(rec: RepRecord, st: str):
+def _stage_call(rec:RepRecord, st:str):
     if st == NOISE_FLOOR: return rec.samples[0] if rec.samples else None
     return rec.calls.get(st)
 
-def measure_records(records: list[RepRecord],  # REP run records
-                    delta: Callable=structural_delta,  # δ
-                    lam: float=0.1,  # λ
-                    alignment: str|list="dtw",  # 'dtw', 'pad', or a list of them (one set of rows each)
-                    alpha: float=1.0,  # weight of N
-                    beta: float=1.0,  # weight of B(T)
-                    gamma: float=1.0,  # weight of the entropy
-                    stages: tuple=STAGES,  # stages to measure
-                    noise_floor: bool=True,  # add the first sampled baseline as stage 'noise_floor'
-                    accept_hedged: bool=True,  # a hedged single answer counts as stated (see `check_answer`)
-                   ) -> pd.DataFrame:
+def measure_records(records:list[RepRecord],  # REP run records
+                    delta:Callable=structural_delta,  # δ
+                    lam:float=0.1,  # λ
+                    alignment:str|list="dtw",  # 'dtw', 'pad', or a list of them (one set of rows each)
+                    alpha:float=1.0,  # weight of N
+                    beta:float=1.0,  # weight of B(T)
+                    gamma:float=1.0,  # weight of the entropy
+                    stages:tuple=STAGES,  # stages to measure
+                    noise_floor:bool=True,  # add the first sampled baseline as stage 'noise_floor'
+                    accept_hedged:bool=True,  # a hedged single answer counts as stated (see `check_answer`)
+                   )->pd.DataFrame:
     "One row per (problem, stage, alignment): answer, verdict, correctness, chance, majority, parsed, truncated, D, C, scores."
     aligns = [alignment] if isinstance(alignment, str) else list(alignment)
     majority = majority_answers([RepTask.from_dict(r.task) for r in records])
@@ -89,18 +89,18 @@ TABLE1_COLUMNS = ["stage", "alignment", "n", "accuracy", "chance", "D", "D_norma
                   "score_normalized", "ci_low_score", "ci_high_score"]
 TABLE1_EXTRA = ["ci_low_D", "ci_high_D", "majority", "accuracy_all", "n_all", "hedged", "truncated"]
 
-def population(df: pd.DataFrame,  # `measure_records` output
-               stages: tuple=STAGES,  # the stages that must all have parsed
-              ) -> set:
+def population(df:pd.DataFrame,  # `measure_records` output
+               stages:tuple=STAGES,  # the stages that must all have parsed
+              )->set:
     "Ids of the problems whose every stage in `stages` parsed."
     ok = df[df.stage.isin(stages)].drop_duplicates(["id", "stage"]).pivot(index="id", columns="stage", values="parsed")
     ok = ok.reindex(columns=list(stages))
     return set(ok.index[ok.fillna(False).astype(bool).all(axis=1)])
 
-def stage_table(df: pd.DataFrame,  # `measure_records` output
-                n_boot: int=2000,  # bootstrap resamples
-                seed: int=0,  # bootstrap seed
-               ) -> pd.DataFrame:
+def stage_table(df:pd.DataFrame,  # `measure_records` output
+                n_boot:int=2000,  # bootstrap resamples
+                seed:int=0,  # bootstrap seed
+               )->pd.DataFrame:
     "Table 1 on one population: per (stage, alignment) the means, 95 % intervals, chance, majority, accuracy over all."
     pop = population(df)
     rows = []
@@ -118,9 +118,9 @@ def stage_table(df: pd.DataFrame,  # `measure_records` output
     return pd.DataFrame(rows, columns=TABLE1_COLUMNS + TABLE1_EXTRA)
 
 # %% ../../../nbs/17_rep_measure.ipynb #5342daf0
-def paired_view(df: pd.DataFrame,  # `measure_records` output
-                alignment: str|None=None,  # which alignment's rows (default: the first in `df`)
-               ) -> pd.DataFrame:
+def paired_view(df:pd.DataFrame,  # `measure_records` output
+                alignment:str|None=None,  # which alignment's rows (default: the first in `df`)
+               )->pd.DataFrame:
     "Per problem: correct_*, D_*, D_normalized_*, C_*, score_* for each stage, R, R_normalized, repair_reduced."
     al = alignment or df["alignment"].iloc[0]
     df = df[df["alignment"] == al]
@@ -133,10 +133,10 @@ def paired_view(df: pd.DataFrame,  # `measure_records` output
     w["repair_reduced"] = np.where(np.isfinite(a) & np.isfinite(b), (a < b).astype(float), np.nan)
     return w
 
-def paired_summary(pv: pd.DataFrame,  # `paired_view` output
-                   n_boot: int=2000,  # bootstrap resamples
-                   seed: int=0,  # bootstrap seed
-                  ) -> pd.DataFrame:
+def paired_summary(pv:pd.DataFrame,  # `paired_view` output
+                   n_boot:int=2000,  # bootstrap resamples
+                   seed:int=0,  # bootstrap seed
+                  )->pd.DataFrame:
     "Mean paired changes between stages (and from the noise floor) with 95 % intervals, and Remark 1's share."
     rows = []
     for what in ("D", "D_normalized", "C", "score", "correct"):
@@ -154,10 +154,10 @@ def paired_summary(pv: pd.DataFrame,  # `paired_view` output
     return pd.DataFrame(rows)
 
 # %% ../../../nbs/17_rep_measure.ipynb #a5790d69
-def stability_frame(records: list[RepRecord],  # REP run records
-                    delta: Callable=structural_delta,  # δ
-                    alignment: str="dtw",  # alignment
-                   ) -> pd.DataFrame:
+def stability_frame(records:list[RepRecord],  # REP run records
+                    delta:Callable=structural_delta,  # δ
+                    alignment:str="dtw",  # alignment
+                   )->pd.DataFrame:
     "One row per sampled run: id, kind, sample_index, n_states, D, D_normalized (NaN when either side is empty)."
     rows = []
     for rec in records:
@@ -173,13 +173,13 @@ def stability_frame(records: list[RepRecord],  # REP run records
                                        "D_normalized"])
 
 # %% ../../../nbs/17_rep_measure.ipynb #c8b88beb
-def delta_table(records: list[RepRecord],  # REP run records
-                deltas: dict,  # name -> δ, e.g. {'structural': structural_delta, ...}
-                lam: float=0.1,  # λ
-                alignment: str|list="dtw",  # alignment(s)
-                n_boot: int=2000,  # bootstrap resamples
-                seed: int=0,  # bootstrap seed
-               ) -> pd.DataFrame:
+def delta_table(records:list[RepRecord],  # REP run records
+                deltas:dict,  # name -> δ, e.g. {'structural': structural_delta, ...}
+                lam:float=0.1,  # λ
+                alignment:str|list="dtw",  # alignment(s)
+                n_boot:int=2000,  # bootstrap resamples
+                seed:int=0,  # bootstrap seed
+               )->pd.DataFrame:
     "Table 1 once per δ (every alignment given), stacked with a `delta` column first."
     out = []
     for name, d in deltas.items():
@@ -188,8 +188,8 @@ def delta_table(records: list[RepRecord],  # REP run records
     return pd.concat(out, ignore_index=True)
 
 # %% ../../../nbs/17_rep_measure.ipynb #67783aaf
-def record_states(records: list[RepRecord],  # REP run records
-                 ) -> list[BeliefState]:
+def record_states(records:list[RepRecord],  # REP run records
+                 )->list[BeliefState]:
     "The states of every stage call, sampled run and reference trajectory of `records`, and each B_k and B~_k, in record order."
     out = []
     for rec in records:
@@ -199,8 +199,8 @@ def record_states(records: list[RepRecord],  # REP run records
     return out
 
 # %% ../../../nbs/17_rep_measure.ipynb #c7fbc89c
-def stage_counts(records: list[RepRecord],  # REP run records
-                ) -> pd.DataFrame:
+def stage_counts(records:list[RepRecord],  # REP run records
+                )->pd.DataFrame:
     "Per stage (and the samples): calls, failed calls, parsed, cut at max_tokens, continuations without a state."
     rows = []
     for rec in records:
@@ -212,8 +212,8 @@ def stage_counts(records: list[RepRecord],  # REP run records
                                               truncated=("truncated", "sum"),
                                               continuation_empty=("continuation_empty", "sum")).reset_index()
 
-def problem_counts(records: list[RepRecord],  # REP run records
-                  ) -> pd.DataFrame:
+def problem_counts(records:list[RepRecord],  # REP run records
+                  )->pd.DataFrame:
     "Counts of parse problems (and failed calls) by stage and kind; samples under stage 'sample'."
     rows = []
     for rec in records:

@@ -41,7 +41,7 @@ class RepConfig:
         if self.style not in ("completion", "chat"): raise ValueError(f"style must be 'completion' or 'chat', not {self.style!r}")
         if self.schema_form not in SCHEMAS: raise ValueError(f"schema_form must be one of {list(SCHEMAS)}, not {self.schema_form!r}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self)->dict:
         "Plain-JSON form (stored in every run record)."
         return asdict(self)
 
@@ -49,14 +49,14 @@ class RepConfig:
 COMPLETION_BACKENDS = ("llamacpp", "hf", "replay")
 NO_SCHEMA_BACKENDS = ("hf",)
 
-def style_for(spec: str,  # an LLM spec, e.g. 'llamacpp:gemma3-270m' or 'openai-compatible:http://h:8080/v1#m'
-             ) -> str:
+def style_for(spec:str,  # an LLM spec, e.g. 'llamacpp:gemma3-270m' or 'openai-compatible:http://h:8080/v1#m'
+             )->str:
     "'completion' for local base-model and replay backends, 'chat' for the rest."
     return "completion" if spec.split(":", 1)[0] in COMPLETION_BACKENDS else "chat"
 
 # %% ../../../nbs/16_rep_protocol.ipynb #42cce756
-def schema_for(spec: str,  # an LLM spec
-              ) -> bool:
+def schema_for(spec:str,  # an LLM spec
+              )->bool:
     "Whether to pass the trajectory schema for constrained decoding: False for backends without it (`hf:`)."
     return spec.split(":", 1)[0] not in NO_SCHEMA_BACKENDS
 
@@ -90,37 +90,37 @@ _EX_BAD = {"steps": [
     {"hypotheses": ["40"], "confidence": [1.0], "constraints": ["8 * 5 = 40"]},
     {"hypotheses": ["31"], "confidence": [1.0], "constraints": ["40 - 9 = 31"]}], "answer": "31"}
 
-def _js(obj) -> str: return json.dumps(obj, ensure_ascii=False)
+def _js(obj)->str: return json.dumps(obj, ensure_ascii=False)
 
-def state_obj(s: BeliefState,  # a belief state
-              form: str="parallel",  # 'parallel' or 'paired' (see `core.state_json`)
-             ) -> dict:
+def state_obj(s:BeliefState,  # a belief state
+              form:str="parallel",  # 'parallel' or 'paired' (see `core.state_json`)
+             )->dict:
     "The schema form of a state, as shown to the model (confidence rounded to 2 decimals)."
     return state_json(s, form)
 
-def instructions(form: str,  # the schema form
-                ) -> str:
+def instructions(form:str,  # the schema form
+                )->str:
     "The task instructions for a schema form."
     return INSTRUCTIONS_PAIRED if form == "paired" else INSTRUCTIONS
 
-def _in_form(obj: dict, form: str) -> dict:
+def _in_form(obj:dict, form:str)->dict:
     "A few-shot trajectory (parallel dicts) in `form`."
     return {**obj, "steps": [state_obj(BeliefState.from_dict(st), form) for st in obj["steps"]]}
 
 # %% ../../../nbs/16_rep_protocol.ipynb #2990f178
-def _problem_turn(question: str, fixed: list|None=None, attempt: dict|None=None) -> str:
+def _problem_turn(question:str, fixed:list|None=None, attempt:dict|None=None)->str:
     out = f"Problem: {question}"
     if fixed is not None: out += f"\nFixed steps: {_js({'steps': fixed})}\nContinuation:"
     elif attempt is not None: out += f"\nAttempt: {_js(attempt)}\nCorrected reasoning:"
     else: out += "\nReasoning:"
     return out
 
-def stage_turns(stage: str,  # 'baseline' | 'constrained' | 'perturbed' | 'repaired'
-                task: RepTask,  # the problem
-                prefix: list[BeliefState]|None=None,  # fixed states B_0..B_k (constrained / perturbed)
-                attempt: Trajectory|None=None,  # the trajectory to repair (repaired)
-                form: str="parallel",  # schema form of every state shown
-               ) -> tuple[str, list[tuple[str, str]], str]:
+def stage_turns(stage:str,  # 'baseline' | 'constrained' | 'perturbed' | 'repaired'
+                task:RepTask,  # the problem
+                prefix:list[BeliefState]|None=None,  # fixed states B_0..B_k (constrained / perturbed)
+                attempt:Trajectory|None=None,  # the trajectory to repair (repaired)
+                form:str="parallel",  # schema form of every state shown
+               )->tuple[str, list[tuple[str, str]], str]:
     "(instructions, few-shot (user, assistant) turns, final user turn) of one stage's prompt."
     ins, ex = instructions(form), (lambda o: _in_form(o, form))
     arith = ex(_EX_ARITH)
@@ -139,11 +139,11 @@ def stage_turns(stage: str,  # 'baseline' | 'constrained' | 'perturbed' | 'repai
         return f"{ins} {REPAIR_NOTE}", shots, _problem_turn(task.question, attempt=att)
     raise ValueError(f"unknown stage {stage!r}; one of {STAGES}")
 
-def render_prompt(instructions: str,  # system text
-                  shots: list[tuple[str, str]],  # few-shot (user, assistant) turns
-                  final: str,  # the final user turn
-                  style: str="completion",  # 'completion' or 'chat'
-                 ) -> dict:
+def render_prompt(instructions:str,  # system text
+                  shots:list[tuple[str, str]],  # few-shot (user, assistant) turns
+                  final:str,  # the final user turn
+                  style:str="completion",  # 'completion' or 'chat'
+                 )->dict:
     "Request fields: {'prompt': text} for completion style, {'messages': [...]} for chat style."
     if style == "completion":
         return {"prompt": "\n\n".join([instructions] + [f"{u} {a}" for u, a in shots] + [final])}
@@ -154,12 +154,12 @@ def render_prompt(instructions: str,  # system text
     raise ValueError(f"unknown style {style!r}: 'completion' or 'chat'")
 
 # %% ../../../nbs/16_rep_protocol.ipynb #6bdcbeb0
-def stage_request(stage: str,  # the stage
-                  task: RepTask,  # the problem
-                  config: RepConfig,  # run configuration
-                  prefix: list[BeliefState]|None=None,  # fixed states (constrained / perturbed)
-                  attempt: Trajectory|None=None,  # trajectory to repair (repaired)
-                 ) -> Request:
+def stage_request(stage:str,  # the stage
+                  task:RepTask,  # the problem
+                  config:RepConfig,  # run configuration
+                  prefix:list[BeliefState]|None=None,  # fixed states (constrained / perturbed)
+                  attempt:Trajectory|None=None,  # trajectory to repair (repaired)
+                 )->Request:
     "The greedy `Request` of one stage for one problem."
     turns = stage_turns(stage, task, prefix, attempt, config.schema_form)
     fields = render_prompt(*turns, style=config.style)
@@ -187,27 +187,27 @@ class StageCall:
     problems: list = field(default_factory=list)  # ParseProblem dicts
     trajectory: dict = field(default_factory=dict)  # Trajectory.to_dict() (prefix + continuation for stages 2-3)
 
-    def to_dict(self) -> dict:
+    def to_dict(self)->dict:
         "Plain-JSON form."
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict,  # output of `to_dict`
-                 ) -> StageCall:
+    def from_dict(cls, d:dict,  # output of `to_dict`
+                 )->StageCall:
         "Inverse of `to_dict`."
         return cls(**d)
 
-    def traj(self) -> Trajectory:
+    def traj(self)->Trajectory:
         "The parsed trajectory."
         return Trajectory.from_dict(self.trajectory) if self.trajectory else Trajectory([])
 
     @property
-    def truncated(self) -> bool:
+    def truncated(self)->bool:
         "Whether the output was cut at `max_tokens` (finish reason 'length')."
         return self.finish_reason == "length"
 
     @property
-    def parsed(self) -> bool:
+    def parsed(self)->bool:
         "Whether the call produced states of its own (for a continuation: beyond the fixed prefix, or, when the prefix is the whole path, an answer)."
         if self.error: return False
         T = self.traj()
@@ -216,6 +216,7 @@ class StageCall:
         complete = pre and T.meta.get("ref_len") and pre >= T.meta["ref_len"]
         return bool(complete and T.answer is not None and str(T.answer).strip())
 
+# %% ../../../nbs/16_rep_protocol.ipynb #cc870f0f
 @dataclass
 class RepRecord:
     "Everything REP did for one problem."
@@ -231,17 +232,17 @@ class RepRecord:
     samples: list = field(default_factory=list)  # sampled baseline StageCalls
 
     @property
-    def id(self) -> str:
+    def id(self)->str:
         "The problem's id (the record's file name)."
         return self.task["id"]
 
-    def trajectory(self, stage: str,  # 'baseline', 'constrained', 'perturbed', 'repaired' or 'reference'
-                  ) -> Trajectory:
+    def trajectory(self, stage:str,  # 'baseline', 'constrained', 'perturbed', 'repaired' or 'reference'
+                  )->Trajectory:
         "The trajectory of a stage ('baseline', 'constrained', 'perturbed', 'repaired', 'reference')."
         if stage == "reference": return RepTask.from_dict(self.task).reference_trajectory()
         return self.calls[stage].traj() if stage in self.calls else Trajectory([])
 
-    def to_dict(self) -> dict:
+    def to_dict(self)->dict:
         "Plain-JSON form (calls and samples as dicts)."
         d = asdict(self)
         d["calls"] = {k: v.to_dict() for k, v in self.calls.items()}
@@ -249,30 +250,30 @@ class RepRecord:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict,  # output of `to_dict`
-                 ) -> RepRecord:
+    def from_dict(cls, d:dict,  # output of `to_dict`
+                 )->RepRecord:
         "Inverse of `to_dict`."
         d = dict(d)
         d["calls"] = {k: StageCall.from_dict(v) for k, v in d.get("calls", {}).items()}
         d["samples"] = [StageCall.from_dict(s) for s in d.get("samples", [])]
         return cls(**d)
 
-    def save(self, folder: str|Path,  # the records folder (created if missing)
-            ) -> Path:
+    def save(self, folder:str|Path,  # the records folder (created if missing)
+            )->Path:
         "Write `<folder>/<id>.json`."
         p = Path(folder) / f"{self.id}.json"; p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False))
         return p
 
     @classmethod
-    def load(cls, path: str|Path,  # a file written by `save`
-            ) -> RepRecord:
+    def load(cls, path:str|Path,  # a file written by `save`
+            )->RepRecord:
         "Read a record written by `save`."
         return cls.from_dict(json.loads(Path(path).read_text()))
 
 # %% ../../../nbs/16_rep_protocol.ipynb #734a25fe
-def final_answer(T: Trajectory,  # a parsed trajectory
-                ) -> tuple[str|None, str]:
+def final_answer(T:Trajectory,  # a parsed trajectory
+                )->tuple[str|None, str]:
     "(answer, source): source is 'answer_field', 'last_state' or 'none'."
     if T.answer is not None and str(T.answer).strip(): return str(T.answer).strip(), "answer_field"
     if len(T.states) > int(T.meta.get("prefix_len") or 0) and T.states[-1].hypotheses:
@@ -281,15 +282,15 @@ def final_answer(T: Trajectory,  # a parsed trajectory
     return None, "none"
 
 # %% ../../../nbs/16_rep_protocol.ipynb #e44556e0
-def _same(a: BeliefState, b: BeliefState) -> bool:
+def _same(a:BeliefState, b:BeliefState)->bool:
     return a.hypothesis_set == b.hypothesis_set and [c.lower() for c in a.constraints] == [c.lower() for c in b.constraints]
 
-def make_call(stage: str,  # stage name
-              req: Request,  # what was asked
-              res: Result,  # what came back
-              prefix: list[BeliefState]|None=None,  # fixed states the response continues (stages 2-3)
-              meta: dict|None=None,  # stored on the trajectory
-             ) -> StageCall:
+def make_call(stage:str,  # stage name
+              req:Request,  # what was asked
+              res:Result,  # what came back
+              prefix:list[BeliefState]|None=None,  # fixed states the response continues (stages 2-3)
+              meta:dict|None=None,  # stored on the trajectory
+             )->StageCall:
     "Parse a result into a StageCall (never raises on bad output)."
     meta = {"stage": stage, **(meta or {})}
     problems: list[ParseProblem] = []
@@ -317,20 +318,20 @@ def make_call(stage: str,  # stage name
                      usage=dict(res.usage or {}), problems=[p.to_dict() for p in problems], trajectory=T.to_dict())
 
 # %% ../../../nbs/16_rep_protocol.ipynb #9ecc506d
-def choose_k(T_base: Trajectory,  # the model's baseline
-             T_ref: Trajectory,  # the task's reference path
-            ) -> tuple[int, str]:
+def choose_k(T_base:Trajectory,  # the model's baseline
+             T_ref:Trajectory,  # the task's reference path
+            )->tuple[int, str]:
     "(k, prefix_source) by the documented rule: floor(N/2) of T_base when it has >= 3 states, else of the reference."
     if len(T_base.states) >= 3: return T_base.N // 2, "baseline"
     return T_ref.N // 2, "reference"
 
 # %% ../../../nbs/16_rep_protocol.ipynb #2073a913
-def run_rep(llm: LLM,  # any LLM (`models.llm.get_llm(spec)`)
-            tasks: list[RepTask],  # the problems
-            config: RepConfig|None=None,  # prompts and decoding
-            out_dir: str|Path|None=None,  # folder for one JSON record per problem (None: not written)
-            progress: bool=True,  # tqdm bars of the three batches
-           ) -> list[RepRecord]:
+def run_rep(llm:LLM,  # any LLM (`models.llm.get_llm(spec)`)
+            tasks:list[RepTask],  # the problems
+            config:RepConfig|None=None,  # prompts and decoding
+            out_dir:str|Path|None=None,  # folder for one JSON record per problem (None: not written)
+            progress:bool=True,  # tqdm bars of the three batches
+           )->list[RepRecord]:
     "Run the four REP stages on every task; failures and malformed outputs are recorded, never raised."
     cfg = config or RepConfig()
     recs = [RepRecord(task=t.to_dict(), config=cfg.to_dict(), llm=getattr(llm, "spec", "")) for t in tasks]
@@ -372,13 +373,13 @@ def run_rep(llm: LLM,  # any LLM (`models.llm.get_llm(spec)`)
     return recs
 
 # %% ../../../nbs/16_rep_protocol.ipynb #90d41be3
-def _cell(s: BeliefState) -> str:
+def _cell(s:BeliefState)->str:
     hs = ", ".join(f"{h} ({p:.2f})" for h, p in zip(s.hypotheses, s.confidence))
     return f"{hs} | {'; '.join(s.constraints)}"
 
-def side_by_side(rec: RepRecord,  # one problem's record
-                 stages: tuple=("reference",) + STAGES,  # columns
-                ) -> pd.DataFrame:
+def side_by_side(rec:RepRecord,  # one problem's record
+                 stages:tuple=("reference",) + STAGES,  # columns
+                )->pd.DataFrame:
     "One row per step, one column per stage; the last row holds each stage's final answer."
     cols = {st: rec.trajectory(st) for st in stages}
     n = max([len(T) for T in cols.values()] + [0])
