@@ -4,12 +4,21 @@
 
 # %% ../../../nbs/36_ptp_report.ipynb #8122da70
 from __future__ import annotations
-import pandas as pd
-from .traces import ParsedTrace, Step, parse_trace, read_program
+import dataclasses, difflib, math, re
+import numpy as np, pandas as pd
+from .traces import (ParsedTrace, Step, parse_trace, read_program, check_steps, wellformedness,
+                                                  is_correct, trace_entropy, read_args, ValueReadError)
+from .logs import LogExample, PTPLog, resolve_annotations
+from .stats import correlation, paper_phat
 
 # %% auto #0
-__all__ = ['RAW_CAP', 'cap', 'problem_lines', 'step_lines', 'call_status', 'raw_text', 'trace_items', 'first_call',
-           'intervention_items', 'single_step_items']
+__all__ = ['RAW_CAP', 'PAPER_T4', 'PAPER_T5', 'PAPER_N', 'PAPER_T6', 'T4_COLS', 'MATCH_LOG_COLS', 'MT_METHODS', 'cap',
+           'problem_lines', 'step_lines', 'call_status', 'raw_text', 'trace_items', 'first_call', 'intervention_items',
+           'single_step_items', 'head_log', 'score_tune_traces', 'target_checks', 'tune_accuracy', 'accuracy_notes',
+           'wellformedness_tables', 'demo_arity', 'arity_note', 'wellformedness_notes', 'match_log', 'error_locality',
+           'locality_by_task', 'locality_note', 'entropy_row', 'entropy_measures', 'entropy_base', 'entropy_choice',
+           'trace_entropy_table', 'entropy_note', 'nonlocal_tables', 'nonlocal_note', 'multiple_testing_tables',
+           'multiple_testing_note', 'first_wrong_step', 'logged_test_items', 'tune_items']
 
 # %% ../../../nbs/36_ptp_report.ipynb #b9f2bee4
 RAW_CAP = 4000   # characters of a raw model text kept per record
@@ -114,3 +123,479 @@ def single_step_items(single:pd.DataFrame, # `single_step_accuracy` rows with `t
                             fields=dict(task=t, step=r.step, source=r.source, rule=r.rule,
                                         unreadable=bool(r.unreadable), error=r.error)))
     return out
+
+# %% ../../../nbs/36_ptp_report.ipynb #57e2ed69
+PAPER_T4 = dict(well_formed_calls_pct=99.3, no_syntax_error_pct=98.6, no_syntax_error_ignoring_str_pct=99.7,
+                no_type_error_pct=98.6)
+"Table 4, the paper's averages over tasks (%)."
+PAPER_T5 = {"all": (11.7, 100.0), "local": (9.1, 77.8), "non_local": (2.6, 22.2)}
+"Table 5: category -> (% of traces, % of errors)."
+PAPER_N = {"all": 81, "local": 63, "non_local": 18}
+"Table 5's trace counts."
+PAPER_T6 = {"object_counting": (3.0, 0.00, 0), "web_of_lies": (6.0, 0.00, 0), "snarks": (7.0, 0.00, 0),
+    "movie_recommendation": (9.0, 0.00, 0), "tracking_shuffled_objects_three_objects": (10.0, 0.00, 0),
+    "logical_deduction_three_objects": (10.0, 0.03, 0), "salient_translation_error_detection": (4.0, 0.03, 0),
+    "temporal_sequences": (4.0, 0.03, 0), "disambiguation_qa": (7.0, 0.11, 0),
+    "reasoning_about_colored_objects": (3.9, 0.12, 0), "sports_understanding": (4.3, 0.44, 0),
+    "multistep_arithmetic_two": (26.2, 1.09, 3.3), "ruin_names": (18.4, 1.14, 0), "date_understanding": (11.3, 1.19, 3.3),
+    "penguins_in_a_table": (3.6, 1.20, 3.3), "hyperbaton": (11.5, 1.59, 0), "causal_judgement": (6.0, 1.76, 0),
+    "geometric_shapes": (17.1, 1.76, 13.3), "navigate": (7.3, 1.98, 0), "dyck_languages": (42.7, 4.00, 23.3),
+    "formal_fallacies": (12.3, 4.15, 13.3), "boolean_expressions": (7.4, 4.33, 0), "word_sorting": (47.8, 4.83, 0)}
+"Table 6 (test data): task -> (avg steps, entropy, non-local error rate %)."
+
+def head_log(lg:PTPLog, # a log
+             n:int|None=0, # examples kept (0 or None: all)
+            )->PTPLog:
+    "`lg` with only its first `n` examples."
+    return dataclasses.replace(lg, examples=lg.examples[:n]) if n else lg
+
+def score_tune_traces(logs:dict, # task -> tune `PTPLog`
+                      gold:pd.DataFrame, # `tune_gold(logs)`
+                     )->tuple:
+    "(one row per trace: the logger's and our verdicts, the parse; the `check_steps` rows of all traces (with `task`); (task, index) -> (example, parsed trace, its checks))."
+    gk = gold.set_index(["task", "index"])
+    parsed, checks, rows = {}, [], []
+    for task, lg in logs.items():
+        prog = read_program(lg.program)
+        for e in lg.examples:
+            pt = parse_trace(e.output, prog)
+            c = check_steps(pt, prog); c["task"] = task; checks.append(c)
+            parsed[task, e.index] = (e, pt, c)
+            g = gk.loc[(task, e.index)]
+            rows.append(dict(task=task, index=e.index, logged_correct=e.is_correct, logged_prediction=e.prediction,
+                             logged_y=e.target, target=g.gold, answer=pt.answer, correct=is_correct(pt.answer, g.gold),
+                             correct_vs_logged_y=is_correct(pt.answer, e.target),
+                             correct_project=is_correct(parse_trace(e.output, answer_rule="last").answer, g.gold, "project"),
+                             no_answer=pt.answer is None, well_formed=pt.well_formed, truncated=pt.truncated,
+                             n_steps=pt.n_steps, abstract=pt.abstract,
+                             problems=";".join(sorted({p.kind for p in pt.problems}))))
+    return pd.DataFrame(rows), pd.concat(checks, ignore_index=True), parsed
+
+# %% ../../../nbs/36_ptp_report.ipynb #5c2b8391
+def target_checks(ex:pd.DataFrame, # `score_tune_traces` rows
+                  gold:pd.DataFrame, # `tune_gold(logs)`
+                 )->tuple:
+    "(examples whose logged `y` differs from the gold, examples where the logger's verdict differs from ours, the note)."
+    n_in = int(gold.input_agrees.sum())
+    ydiff = ex[ex.logged_y != ex.target]
+    vdiff = ex[ex.logged_correct != ex.correct]
+    note = (f"Targets: all {len(gold)} tune examples checked. Inputs agree with the BBH tune split for {n_in} of {len(gold)}. "
+         f"The logged `y` differs from the BBH gold in {len(ydiff)} example(s): "
+         + (", ".join(f"{r.task} #{r.index} (y {r.logged_y!r} vs gold {r.target!r})" for r in ydiff.itertuples()) or "none")
+         + ": the logger normalised its targets (here it dropped an apostrophe) before comparing. Scored against the "
+         f"gold, our verdict differs from the logger's `is_correct` in {len(vdiff)} example(s); scored against the "
+         f"logged `y` instead, ours would differ in {int((ex.correct_vs_logged_y != ex.logged_correct).sum())} "
+         "(the logger compared its normalised answer with its normalised target, so its verdict was right; "
+         "an exact match with the normalised `y` is what would be wrong).")
+    return (ydiff[["task", "index", "logged_y", "target", "answer", "logged_correct", "correct", "correct_vs_logged_y"]]
+            .rename(columns={"target": "gold"}),
+            vdiff[["task", "index", "logged_prediction", "answer", "target", "logged_correct", "correct"]], note)
+
+def tune_accuracy(ex:pd.DataFrame, # `score_tune_traces` rows
+                  logs:dict, # task -> tune `PTPLog` (for the logger's final parse-failure count)
+                 )->pd.DataFrame:
+    "Per task: n, correct and accuracy (the harness's rule), correct_project, parse_failures, and the logger's counts."
+    acc = ex.groupby("task", sort=False).agg(n=("correct", "size"), correct=("correct", "sum"),
+                                              correct_project=("correct_project", "sum"),
+                                              parse_failures=("no_answer", "sum"),
+                                              logged_correct=("logged_correct", "sum")).reset_index()
+    acc["accuracy"] = acc.correct / acc.n
+    acc["logged_parse_failures"] = [logs[t].examples[-1].parse_failures for t in acc.task]  # the logger's final count
+    return acc[["task", "n", "correct", "accuracy", "correct_project", "parse_failures", "logged_correct",
+                "logged_parse_failures"]]
+
+def accuracy_notes(acc:pd.DataFrame, # `tune_accuracy`
+                   ex:pd.DataFrame, # `score_tune_traces` rows
+                   logs:dict, # task -> tune `PTPLog`
+                  )->list[str]:
+    "The notes on tune accuracy: parse failures ours vs the logger's, its non-monotone running counts, the totals."
+    pf = acc[acc.parse_failures != acc.logged_parse_failures]
+    notes = ["Parse failures (ours: traces without a `Final answer:` line; the logger's: its running count) differ for "
+             + (", ".join(f"{r.task} ({r.parse_failures} vs {r.logged_parse_failures})" for r in pf.itertuples()) or "no task")
+             + ": the logger also counts answers it could not normalise (e.g. a final answer line its task-specific "
+             "parser rejects), and a trace cut after `Final answer:` still has an answer for us."]
+    running = {t: [e.parse_failures for e in logs[t].examples if e.parse_failures is not None] for t in acc.task}
+    nonmono = {t: (max(v), v[-1]) for t, v in running.items() if v and max(v) > v[-1]}
+    if nonmono:
+        notes.append("The logger's running parse-failure count is not monotone in: "
+                     + ", ".join(f"{t} (reaches {a}, ends at {b})" for t, (a, b) in nonmono.items()) + ".")
+    n_vdiff = int((ex.logged_correct != ex.correct).sum())
+    notes.append(f"Tune accuracy against the BBH gold: ours (the harness's rule) {acc.correct.sum()}/{acc.n.sum()} correct, "
+                 f"the logger's {acc.logged_correct.sum()}; {n_vdiff} disagreement(s). The project's rule gives "
+                 f"{acc.correct_project.sum()} ({int((ex.correct != ex.correct_project).sum())} example(s) scored differently).")
+    return notes
+
+# %% ../../../nbs/36_ptp_report.ipynb #2b927de4
+T4_COLS = list(PAPER_T4)
+"Table 4's rates, the columns of `wellformedness`."
+
+def wellformedness_tables(checks:pd.DataFrame, # `score_tune_traces` checks (with `task`)
+                          ex:pd.DataFrame, # `score_tune_traces` rows
+                          tasks:list, # tasks in report order
+                         )->tuple:
+    "(Table 4 per task and an `ALL` row: the mean over tasks; `ALL` beside the paper's averages)."
+    wf = pd.DataFrame([dict(task=task, n_traces=int((ex.task == task).sum()), **wellformedness(checks[checks.task == task]))
+                       for task in tasks])
+    all_row = dict(task="ALL", n_traces=int(wf.n_traces.sum()), n_calls=int(wf.n_calls.sum()),
+                   n_calls_checked=int(wf.n_calls_checked.sum()),
+                   **{k: wf[k].mean() for k in T4_COLS}, n_type_unchecked=int(wf.n_type_unchecked.sum()))
+    wf = pd.concat([wf, pd.DataFrame([all_row])], ignore_index=True)
+    wf = wf[["task", "n_traces", "n_calls", "n_calls_checked"] + T4_COLS + ["n_type_unchecked"]]
+    t4 = pd.DataFrame([dict(measure=k, ours=all_row[k], paper=v, diff=all_row[k] - v) for k, v in PAPER_T4.items()])
+    return wf, t4
+
+def demo_arity(program:str, # a task's prompt program as logged (its docstrings hold the demonstrations)
+               fn:str, # a step name
+              )->tuple[int, int]:
+    "(calls of `fn` in the demonstrations printed in the program whose arguments read, how many do not bind to its stub)."
+    prog = read_program(program)
+    n = bad = 0
+    for s in parse_trace(program, prog).steps:
+        if s.fn != fn: continue
+        try: a, kw = read_args(s.args, prog.records)
+        except ValueReadError: continue
+        n += 1
+        try: prog.steps[fn].signature.bind(*a, **kw)
+        except TypeError: bad += 1
+    return n, bad
+
+# %% ../../../nbs/36_ptp_report.ipynb #ee4920e4
+def arity_note(checks:pd.DataFrame, # `score_tune_traces` checks (with `task`)
+               logs:dict, # task -> tune `PTPLog`
+              )->str:
+    "How many checked calls do not bind to their stub, and how the programs' own demonstrations call those steps."
+    ar = checks[checks.arity_ok.notna()]
+    ar_bad = ar[ar.arity_ok == False]
+    return (f"Arity: {len(ar)} syntactically correct calls in well-formed traces could be bound to their stub; "
+            f"{len(ar_bad)} do not bind (a missing or extra argument) and count as type errors"
+            + (": " + ", ".join(f"{t} {n}" for t, n in ar_bad.groupby("task").size().items()) if len(ar_bad) else "")
+            + ". Before arity was checked, such calls counted as type-correct whenever the arguments present had the "
+            "right types. " + " ".join(
+                f"{t}: `{fn}` takes {read_program(logs[t].program).steps[fn].n_required} argument(s); the program's own "
+                f"demonstrations call it with other counts in {demo_arity(logs[t].program, fn)[1]} of "
+                f"{demo_arity(logs[t].program, fn)[0]} calls."
+                for t, fn in sorted(set(zip(ar_bad.task, ar_bad.fn)))))
+
+def wellformedness_notes(wf:pd.DataFrame, # `wellformedness_tables`' first frame
+                         ex:pd.DataFrame, # `score_tune_traces` rows
+                         checks:pd.DataFrame, # `score_tune_traces` checks
+                         logs:dict, # task -> tune `PTPLog`
+                        )->list[str]:
+    "The notes on Table 4: rates without eligible calls, the differences from the paper, arity, hallucinated names."
+    nan_tasks = {k: wf[(wf.task != "ALL") & wf[k].isna()].task.tolist() for k in T4_COLS}
+    nan_tasks = {k: v for k, v in nan_tasks.items() if v}
+    notes = [] if not nan_tasks else [
+        "Table 4 ALL row: the mean over tasks skips tasks where a rate has no eligible call: "
+        + "; ".join(f"{k}: {', '.join(v)}" for k, v in nan_tasks.items())
+        + " (no call there could be checked: see `n_type_unchecked`; e.g. stubs lost in the logger's elided gap)."]
+    n_elided = sum("program_elided" in [p.kind for p in read_program(lg.program).problems] for lg in logs.values())
+    unverified = ex[ex.problems.str.contains("unverified_step")].task.unique().tolist()
+    notes.append(f"Table 4 differences. (1) The logs print {n_elided} of the 23 programs with a 'N lines skipped' gap, and "
+         "with indentation stripped; we re-indent stub bodies and read the stubs on both sides of the gap, but stubs "
+         "inside the gap are lost: their calls are neither judged hallucinated (counted as `unverified_step`, tasks: "
+         f"{', '.join(unverified) or 'none'}) nor type-checked (`n_type_unchecked`). "
+         "(2) The paper evaluated values with `eval`; we accept only literals plus records the program declares, "
+         "and classify a failure as a string error when re-quoting its string literals makes it parse — a rule the "
+         "paper does not spell out, hence the larger gap between 'no syntax error' and 'ignoring str errors'. "
+         "(3) A call is well-formed when paired; calls left open by truncation (max tokens) count as malformed, and "
+         "values are checked only in well-formed traces (`n_calls_checked`). "
+         "(4) Malformed annotations (e.g. navigate's `list[list[int], str]`) are left unchecked; type errors "
+         "against the stub annotations are real mismatches of the mocks' own annotations (e.g. word_sorting's "
+         "`sort_keys(letters: List[Tuple[str, int]])` is called with a list of str in its own demonstrations).")
+    notes.append(arity_note(checks, logs))
+    n_hall = int(ex.problems.str.contains("hallucinated_step").sum())
+    notes.append(f"Hallucinated step names: {n_hall} of {len(ex)} tune traces call a name the program does not define (the "
+         f"paper: none); {int(ex.problems.str.contains('unverified_step').sum())} traces call names that an elided "
+         "program text cannot confirm (`unverified_step`, not counted as hallucinated).")
+    return notes
+
+# %% ../../../nbs/36_ptp_report.ipynb #4daf1efb
+MATCH_LOG_COLS = ["row", "task", "timestamp", "typed_index", "matched_index", "similarity", "exact", "basis",
+                  "input_index", "status", "used", "index_agrees", "local", "gold_ok"]
+"The columns of the annotation match log table."
+
+def match_log(ann:pd.DataFrame, # `load_annotations()`
+              logs:dict, # task -> tune `PTPLog`
+             )->tuple:
+    "(per-trace verdicts, the match log of every annotation row with its timestamp): `resolve_annotations`."
+    verdicts, mlog = resolve_annotations(ann, logs)
+    mlog = mlog.merge(ann[["timestamp"]].reset_index(drop=True).rename_axis("row").reset_index(), on="row")
+    return verdicts, mlog[MATCH_LOG_COLS]
+
+def error_locality(verdicts:pd.DataFrame, # `match_log` verdicts
+                   n_traces:int, # tune traces in all (the denominator of `pct_of_traces`)
+                  )->pd.DataFrame:
+    "Table 5 per annotated trace: all / local / non-local / unclear, % of traces and of annotated traces, the paper's."
+    cnt, N, n_all = verdicts.category.value_counts(), n_traces, len(verdicts)
+    n = {"all": n_all} | {c: int(cnt.get(c, 0)) for c in ("local", "non_local", "unclear")}
+    loc = pd.DataFrame([dict(category=c, n=k, pct_of_traces=100 * k / N, pct_of_errors=100.0 if c == "all" else 100 * k / n_all)
+                        for c, k in n.items()])
+    loc["paper_n"] = [PAPER_N.get(c, np.nan) for c in loc.category]
+    loc["paper_pct_of_traces"] = [PAPER_T5.get(c, (np.nan, np.nan))[0] for c in loc.category]
+    loc["paper_pct_of_errors"] = [PAPER_T5.get(c, (np.nan, np.nan))[1] for c in loc.category]
+    return loc
+
+def locality_by_task(verdicts:pd.DataFrame, # `match_log` verdicts
+                     ex:pd.DataFrame, # `score_tune_traces` rows
+                     tasks:list, # tasks in report order
+                    )->pd.DataFrame:
+    "Per task: local / non-local / unclear traces, incorrect traces, the paper's Table 6 non-local rate; an ALL row."
+    wrong_by_task = ex[~ex.correct].groupby("task").size()
+    by_task = (verdicts.groupby(["task", "category"]).size().unstack(fill_value=0)
+               .reindex(columns=["local", "non_local", "unclear"], fill_value=0).reindex(list(tasks), fill_value=0))
+    by_task = by_task.rename_axis("task").reset_index()
+    by_task["annotated"] = by_task[["local", "non_local", "unclear"]].sum(axis=1)
+    by_task["incorrect_traces"] = [int(wrong_by_task.get(t, 0)) for t in by_task.task]
+    by_task["paper_T6_nonlocal_pct"] = [PAPER_T6.get(t, (0, 0, np.nan))[2] for t in by_task.task]
+    by_task["paper_T6_nonlocal_n"] = (by_task.paper_T6_nonlocal_pct * 30 / 100).round().astype("Int64")
+    by_task["nonlocal_pct"] = 100 * by_task.non_local / 30
+    tot = by_task.drop(columns="task").sum(numeric_only=True).to_dict()
+    tot["nonlocal_pct"] = 100 * tot["non_local"] / len(ex); tot["paper_T6_nonlocal_pct"] = 100 * 18 / 690
+    return pd.concat([by_task, pd.DataFrame([dict(task="ALL", **tot)])], ignore_index=True)
+
+# %% ../../../nbs/36_ptp_report.ipynb #9aca3096
+def locality_note(ann:pd.DataFrame, # `load_annotations()`
+                  mlog:pd.DataFrame, # `match_log`'s match log
+                  verdicts:pd.DataFrame, # `match_log` verdicts
+                  by_task:pd.DataFrame, # `locality_by_task`
+                  ex:pd.DataFrame, # `score_tune_traces` rows
+                 )->str:
+    "The note on Table 5: rows → traces, the counts beside the paper's, unannotated incorrect and annotated correct traces."
+    N, n_all = len(ex), len(verdicts)
+    cnt = verdicts.category.value_counts()
+    n_loc, n_non, n_unc = int(cnt.get("local", 0)), int(cnt.get("non_local", 0)), int(cnt.get("unclear", 0))
+    st = mlog.status.value_counts()
+    dup_traces = int(mlog[mlog.status.isin(["matched", "superseded"])].groupby(["task", "matched_index"]).size().gt(1).sum())
+    unann = ex[~ex.correct].merge(verdicts[["task", "index"]], on=["task", "index"], how="left", indicator=True)
+    unann = unann[unann._merge == "left_only"]
+    ann_correct = verdicts[verdicts.logged_correct == True]
+    nl_diff = by_task[(by_task.task != "ALL") & (by_task.non_local != by_task.paper_T6_nonlocal_n)]
+    return (f"Table 5 per trace: {len(ann)} annotation rows → {n_all} traces. Rows: {int(st.get('matched', 0))} used, "
+         f"{int(st.get('superseded', 0))} superseded by a later row for the same trace ({dup_traces} trace(s) annotated "
+         f"twice), {int(st.get('other_run', 0))} annotating another run (same input as a logged trace, a different "
+         f"output: dropped), {int(st.get('no_trace', 0))} matching no logged input or output (dropped); "
+         f"{int((mlog.used & ~mlog.index_agrees).sum())} used rows have a typed index that is missing or points at another "
+         f"trace, {int((mlog.basis == 'input').sum())} were matched by their input (blank output). "
+         f"We count {n_all} annotated traces = {100 * n_all / N:.1f}% of {N} (paper: 81 = 11.7%): {n_loc} local, "
+         f"{n_non} non-local, {n_unc} unclear (no locality answer; the paper: 63 local, 18 non-local, so it assigned "
+         f"these {n_unc} — the split is not recoverable from the file). Per-task non-local counts differ from Table 6 for: "
+         + (", ".join(f"{r.task} ({r.non_local} vs {r.paper_T6_nonlocal_n})" for r in nl_diff.itertuples()) or "none")
+         + f". {len(unann)} traces incorrect against the gold have no annotation (by task: "
+         + ", ".join(f"{t} {n}" for t, n in unann.task.value_counts().items())
+         + f"); {len(ann_correct)} annotated trace(s) are correct against the gold ("
+         + (", ".join(f"{r.task} #{r.index}" for r in ann_correct.itertuples()) or "none") + ").")
+
+# %% ../../../nbs/36_ptp_report.ipynb #6a128eac
+def entropy_row(task:str, # the task
+                split:str, # 'tune' or 'test'
+                lg:PTPLog, # its log
+                method:str, # e.g. 'ptp'
+               )->dict:
+    "n, average steps and abstract-trace entropy (bits, nats) over all parsed traces (`_all`) and legal ones (`_legal`)."
+    prog = read_program(lg.program) if lg.program else None
+    pts = [parse_trace(e.output, prog) for e in lg.examples]
+    sel = {"all": pts, "legal": [p for p in pts if p.well_formed]}
+    row = dict(task=task, split=split, method=method)
+    for k, v in sel.items():
+        row.update({f"n_{k}": len(v), f"avg_steps_{k}": float(np.mean([p.n_steps for p in v])) if v else np.nan,
+                    f"entropy_bits_{k}": trace_entropy([p.abstract for p in v], base=2),
+                    f"entropy_nats_{k}": trace_entropy([p.abstract for p in v], base=math.e)})
+    return row
+
+def entropy_measures(logs:dict, # task -> tune `PTPLog`
+                     test_logs:dict, # (task, method) -> test `PTPLog`
+                    )->pd.DataFrame:
+    "One `entropy_row` per tune log, then per test log, with the paper's Table 6 steps and entropy."
+    ent = pd.DataFrame([entropy_row(t, "tune", lg, "ptp") for t, lg in logs.items()]
+                       + [entropy_row(t, "test", lg, m) for (t, m), lg in test_logs.items()])
+    ent["paper_avg_steps"] = [PAPER_T6.get(t, (np.nan,) * 3)[0] for t in ent.task]
+    ent["paper_entropy"] = [PAPER_T6.get(t, (np.nan,) * 3)[1] for t in ent.task]
+    return ent
+
+def entropy_base(ent:pd.DataFrame, # `entropy_measures`
+                )->tuple:
+    "(mean |ours - paper| of entropy and steps on the PTP test logs, per trace selection and logarithm base; its note)."
+    base_cmp = ent[(ent.split == "test") & (ent.method == "ptp")]
+    combos = pd.DataFrame([dict(traces=k, base=b, mean_abs_entropy_error=float((base_cmp[f"entropy_{u}_{k}"] - base_cmp.paper_entropy).abs().mean()),
+                                mean_abs_steps_error=float((base_cmp[f"avg_steps_{k}"] - base_cmp.paper_avg_steps).abs().mean()))
+                           for k in ("all", "legal") for b, u in (("2", "bits"), ("e", "nats"))])
+    return combos, ("Which logarithm base and trace selection reproduce Table 6 on the test logs "
+                    f"({', '.join(base_cmp.task)}): mean |ours - paper|.")
+
+def entropy_choice(combos:pd.DataFrame, # `entropy_base`
+                  )->tuple:
+    "(the closest combination's row, its trace selection, the other selection, its base, its unit)."
+    best = combos.sort_values(["mean_abs_entropy_error", "mean_abs_steps_error"]).iloc[0]
+    return best, best.traces, "legal" if best.traces == "all" else "all", best.base, "bits" if best.base == "2" else "nats"
+
+# %% ../../../nbs/36_ptp_report.ipynb #9d145ddb
+def trace_entropy_table(ent:pd.DataFrame, # `entropy_measures`
+                        combos:pd.DataFrame, # `entropy_base`
+                       )->tuple:
+    "(Table 6 in the chosen base and selection, the other selection's columns beside it; its note)."
+    best, sel, other, base, unit = entropy_choice(combos)
+    ent = ent.copy()
+    ent["n_traces"], ent["avg_steps"], ent["entropy"] = ent[f"n_{sel}"], ent[f"avg_steps_{sel}"], ent[f"entropy_{unit}_{sel}"]
+    ent["entropy_bits"], ent["entropy_nats"] = ent[f"entropy_bits_{sel}"], ent[f"entropy_nats_{sel}"]
+    ent[f"entropy_{other}"] = ent[f"entropy_{unit}_{other}"]
+    return (ent[["task", "split", "method", "n_traces", "avg_steps", "entropy", "entropy_bits", "entropy_nats",
+                 f"n_{other}", f"avg_steps_{other}", f"entropy_{other}", "paper_avg_steps", "paper_entropy"]],
+            f"Table 6: abstract-trace entropy (column `entropy`, base {base}) and average steps "
+            f"over {sel} parsed traces; the `_{other}` columns use {other} traces only.")
+
+def entropy_note(ent:pd.DataFrame, # `trace_entropy_table`
+                 combos:pd.DataFrame, # `entropy_base`
+                )->str:
+    "The note on Table 6: how close each base and selection came, ours vs the paper's per test task, the tasks off."
+    best, sel, other, base, unit = entropy_choice(combos)
+    b_alt = combos[(combos.traces == sel) & (combos.base != base)].iloc[0]
+    s_alt = combos[(combos.traces == other) & (combos.base == base)].iloc[0]
+    test = ent[(ent.split == "test") & (ent.method == "ptp")]
+    off = test[((test.avg_steps - test.paper_avg_steps).abs() > 0.5) | ((test.entropy - test.paper_entropy).abs() > 0.05)]
+    return (f"Table 6 logarithm base and traces: on the test logs ({', '.join(test.task)}), mean |entropy ours - "
+         f"paper| is {best.mean_abs_entropy_error:.3f} in base {base} over {sel} traces, {b_alt.mean_abs_entropy_error:.3f} "
+         f"in base {b_alt.base}, {s_alt.mean_abs_entropy_error:.3f} over {other} traces (avg steps: "
+         f"{best.mean_abs_steps_error:.2f} vs {s_alt.mean_abs_steps_error:.2f}): the paper used base {base} ({unit}) "
+         f"and {sel} traces. Per task, ours vs paper (steps; entropy): "
+         + ", ".join(f"{r.task} {r.avg_steps:.2f} vs {r.paper_avg_steps}; {r.entropy:.3f} vs {r.paper_entropy}"
+                     for r in test.itertuples())
+         + ". Tasks off by more than 0.5 steps or 0.05 in entropy: " + (", ".join(off.task) or "none")
+         + " (where the same rule matches the other tasks to the printed precision, the test log in the data is "
+         "likely another run than the paper's). "
+         "Tune-split values differ from the paper's test-split ones (30 vs 190 traces: fewer distinct abstract traces "
+         "can occur, and the maximum entropy is log 30).")
+
+# %% ../../../nbs/36_ptp_report.ipynb #566111f3
+def nonlocal_tables(ent:pd.DataFrame, # `trace_entropy_table`
+                    verdicts:pd.DataFrame, # `match_log` verdicts
+                   )->tuple:
+    "(Pearson r and p of the non-local rate vs entropy and vs steps, from the paper's Table 6 and from ours; ours per task)."
+    t6 = pd.DataFrame([dict(task=t, steps=v[0], entropy=v[1], nonlocal_pct=v[2]) for t, v in PAPER_T6.items()])
+    r_pe, p_pe = correlation(t6.nonlocal_pct, t6.entropy)
+    r_ps, p_ps = correlation(t6.nonlocal_pct, t6.steps)
+    tune = ent[ent.split == "tune"].set_index("task")
+    nl = verdicts[verdicts.category == "non_local"].task.value_counts()
+    ours = pd.DataFrame(dict(task=tune.index, entropy=tune.entropy.values, steps=tune.avg_steps.values,
+                             nonlocal_n=[int(nl.get(t, 0)) for t in tune.index],
+                             nonlocal_pct=[100 * nl.get(t, 0) / 30 for t in tune.index],
+                             paper_nonlocal_pct=[PAPER_T6.get(t, (0, 0, np.nan))[2] for t in tune.index]))
+    r_oe, p_oe = correlation(ours.nonlocal_pct, ours.entropy)
+    r_os, p_os = correlation(ours.nonlocal_pct, ours.steps)
+    corr = pd.DataFrame([
+        dict(source="paper Table 6 values", x="trace entropy", r=r_pe, p=p_pe, paper_r=0.51),
+        dict(source="paper Table 6 values", x="avg steps", r=r_ps, p=p_ps, paper_r=0.04),
+        dict(source="ours (tune logs + annotations)", x="trace entropy", r=r_oe, p=p_oe, paper_r=0.51),
+        dict(source="ours (tune logs + annotations)", x="avg steps", r=r_os, p=p_os, paper_r=0.04)])
+    return corr, ours
+
+def nonlocal_note(corr:pd.DataFrame, # `nonlocal_tables`' first frame
+                 )->str:
+    "Whether the paper's two correlations are recomputed from its own Table 6, and ours."
+    r_pe, r_ps, r_oe, r_os = corr.r.tolist()
+    same = lambda r, ref: "reproduced" if abs(r - ref) < 0.01 else "not reproduced"
+    return (f"Correlations: from the paper's own Table 6 numbers, r(non-local, entropy) = {r_pe:.2f} (paper 0.51, "
+            f"{same(r_pe, 0.51)}) and r(non-local, steps) = {r_ps:.2f} (paper 0.04, {same(r_ps, 0.04)}); a published "
+            "value that cannot be recomputed from the published table was presumably computed on other numbers than "
+            f"the table's. Ours from the tune logs: {r_oe:.2f} and {r_os:.2f}.")
+
+# %% ../../../nbs/36_ptp_report.ipynb #180cfde2
+MT_METHODS = [("hs", "statistic"), ("bonferroni", "statistic"), ("bonferroni", "pooled"), ("hs", "pooled")]
+"The corrections compared: (`multipletests` method, family)."
+
+def multiple_testing_tables()->tuple:
+    "(the paper's force rows with p̂ printed and recomputed per method; per method max / mean |diff| and the share within rounding)."
+    hs = paper_phat("hs")
+    mt = hs[["table", "task", "step", "statistic", "p", "p_hat_paper", "p_hat", "abs_diff", "within_rounding"]].rename(
+        columns={"p_hat": "p_hat_hs", "abs_diff": "abs_diff_hs", "within_rounding": "within_rounding_hs"})
+    for m, f in MT_METHODS[1:]:
+        r = paper_phat(m, f)
+        mt[f"p_hat_{m}_{f}"] = r.p_hat.values; mt[f"abs_diff_{m}_{f}"] = r.abs_diff.values
+    summ = pd.DataFrame([dict(method=m, family=f, max_abs_diff=(r := paper_phat(m, f)).abs_diff.max(),
+                              mean_abs_diff=r.abs_diff.mean(), share_within_rounding=r.within_rounding.mean())
+                         for m, f in MT_METHODS])
+    return mt, summ
+
+def multiple_testing_note(summ:pd.DataFrame, # `multiple_testing_tables`' summary
+                         )->str:
+    "The note: Holm–Šidák per statistic reproduces the printed p̂, Bonferroni does not."
+    hs = paper_phat("hs")
+    worst = hs.sort_values("abs_diff").iloc[-1]
+    return (f"Multiple testing: Holm–Šidák per statistic reproduces all {len(hs)} printed p̂ of Tables 9–10 within "
+         f"{hs.abs_diff.max():.4f} (largest: {worst.task}/{worst.step} {worst.statistic}, printed p {worst.p} → "
+         f"{worst.p_hat:.4f} vs printed {worst.p_hat_paper}; every printed value inside the range its rounded p allows), "
+         f"while Bonferroni is off by up to {summ.max_abs_diff[1]:.2f} per statistic and {summ.max_abs_diff[2]:.2f} "
+         "pooled. `lines.ptp.protocol.modularity_table` therefore corrects with `method='hs', family='statistic'` by default.")
+
+# %% ../../../nbs/36_ptp_report.ipynb #41a7f215
+_flat = lambda s: " ".join(str(s).split())
+_CALLED = re.compile(r"Calling ([A-Za-z_][\w.]*)\((.*?)\)(?:\.\.\.|…)\s*(?:(?:\.\.\.|…)\1 returned (.*))?$", re.S)
+
+def first_wrong_step(text:str|None, # the call the annotator pasted (`Calling f(...)...` and maybe its return)
+                     steps:list, # the trace's `Step`s
+                    )->tuple:
+    "(index of the step pasted as the first wrong call, how it was found); (None, why) when not found."
+    m = _CALLED.search(_flat(text)) if text and text.strip() else None
+    if not m: return None, ("unreadable" if text and text.strip() else "none pasted")
+    same = [i for i, s in enumerate(steps) if s.fn == m[1]]
+    for i in same:
+        if _flat(steps[i].args) == _flat(m[2]): return i, "exact"
+    if not same: return None, "no such step in the trace"
+    r, i = max((difflib.SequenceMatcher(None, _flat(steps[i].args) + " -> " + _flat(steps[i].ret or ""),
+                                         _flat(m[2]) + " -> " + _flat(m[3] or "")).ratio(), i) for i in same)
+    return (i, f"closest ({r:.2f})") if r >= 0.8 else (None, f"no close step (best {r:.2f})")
+
+def logged_test_items(test_logs:dict, # (task, method) -> test `PTPLog`
+              )->list[dict]:
+    "One explorer item per test trace: its abstract trace (step names, indented by depth), the logger's target and verdict."
+    out = []
+    for (task, method), lg in test_logs.items():
+        prog = read_program(lg.program) if lg.program else None
+        for e in lg.examples:
+            pt = parse_trace(e.output, prog)
+            out.append(dict(id=f"test/{task}/{method}/{e.index}", title=f"{task} ({method}) #{e.index}",
+                            question=e.input, reference=e.target, prediction=pt.answer, correct=e.is_correct,
+                            steps=["  " * s.depth + s.fn for s in pt.steps], parse_problems=problem_lines(pt),
+                            fields=dict(task=task, method=method, index=e.index, well_formed=pt.well_formed,
+                                        n_steps=pt.n_steps, logged_prediction=e.prediction)))
+    return out
+
+# %% ../../../nbs/36_ptp_report.ipynb #cf5d09ce
+_lab = lambda v, bad="error": None if v is None or (isinstance(v, float) and np.isnan(v)) else ("ok" if v else bad)
+
+def tune_items(parsed:dict, # `score_tune_traces`' (task, index) -> (example, parsed trace, checks)
+               ex:pd.DataFrame, # `score_tune_traces` rows
+               verdicts:pd.DataFrame, # `match_log` verdicts
+               ann:pd.DataFrame, # `load_annotations()`
+              )->tuple:
+    "(group -> explorer items, `tune_errors` and `tune_correct`; how each annotated local trace's first wrong call was found)."
+    ann_rows, vk, exk = ann.reset_index(drop=True), verdicts.set_index(["task", "index"]), ex.set_index(["task", "index"])
+    items, how_found = {"tune_errors": [], "tune_correct": []}, []
+    for (task, idx), (e, pt, c) in parsed.items():
+        r = exk.loc[(task, idx)]
+        sig = dict(depth=[s.depth for s in pt.steps], call=[call_status(pt, s) for s in pt.steps],
+                   syntax=[None if v is None else "ok" if v else "string error" if se else "error"
+                           for v, se in zip(c.syntax_ok, c.string_error)],
+                   types=[_lab(v) for v in c.type_ok], arity=[_lab(v) for v in c.arity_ok])
+        fields = dict(task=task, index=idx, well_formed=pt.well_formed, truncated=pt.truncated, n_steps=pt.n_steps,
+                      logged_prediction=e.prediction, logged_correct=e.is_correct, logged_y=e.target,
+                      correct_project=bool(r.correct_project))
+        title = f"{task} #{idx}"
+        grp = "tune_errors" if not r.correct or (task, idx) in vk.index else "tune_correct"
+        n_cap, t_cap = (150, 4000) if grp == "tune_errors" else (40, 1000 if pt.problems else 0)
+        if (task, idx) in vk.index:
+            v = vk.loc[(task, idx)]; a = ann_rows.iloc[int(v.row)]
+            k, how = first_wrong_step(a.first_wrong_call, pt.steps) if v.category == "local" else (None, None)
+            how_found.append(how)
+            if v.category == "local" and k is not None:
+                sig["human"] = ["ok"] * k + ["error"] + [None] * (pt.n_steps - k - 1)
+            elif v.category == "non_local":
+                sig["human"] = ["ok"] * pt.n_steps
+            fields.update(annotation=v.category, annotation_row=int(v.row), annotator=v.annotator, gold_ok=v.gold_ok,
+                          first_wrong_call=cap(a.first_wrong_call, 600) or None, first_wrong_step=k, found_by=how,
+                          corrected_call=cap(a.corrected_call, 600) or None, comments=cap(a.comments, 600) or None)
+            title += f" · annotated {v.category}"
+        items[grp].append(dict(id=f"tune/{task}/{idx}", title=title, question=e.input, reference=r.target,
+                               prediction=pt.answer, correct=bool(r.correct), steps=step_lines(pt, n_cap),
+                               step_signals=sig, trace=cap(e.output, t_cap) if t_cap else None,
+                               parse_problems=problem_lines(pt), fields=fields))
+    return items, how_found
