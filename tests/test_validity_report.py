@@ -1,8 +1,8 @@
-"""The metric_validity experiment stays thin (issue 30): its tables, notes and records are built by `signals.report`,
-which never imports `run/` (the record check, `run.report.check_item`, is passed in). The builders are checked on
-constructed chains whose counts, labels and records can be read off by hand."""
-import ast, json
-from pathlib import Path
+"""`signals.report` builds the metric_validity experiment's tables, notes and records (the record check,
+`run.report.check_item`, is passed in), checked on constructed chains whose counts, labels and records can be read
+off by hand. Thinness and layering are checked for every experiment and module by tests/test_notebook_style.py and
+tests/test_layers.py."""
+import json
 
 import numpy as np
 import pandas as pd
@@ -11,27 +11,9 @@ from reasoning_integrity.run.report import check_item
 from reasoning_integrity.signals import report as vr
 from reasoning_integrity.signals.chains import Chain
 
-ROOT = Path(__file__).resolve().parents[1]
 PB = [Chain("processbench/a", ["s0", "s1", "s2"], first_error=1, dataset="processbench", meta={"subset": "gsm8k"}),
       Chain("processbench/b", ["s0", "s1"], first_error=-1, dataset="processbench", meta={"subset": "math"})]
 SQ = [Chain("scienceqa/c", ["a b", "c d"], reference=["a b", "e f"], correct=False, dataset="scienceqa")]
-
-
-def test_metric_validity_notebook_only_calls_the_library():
-    nb = json.loads((ROOT / "nbs/experiments/metric_validity.ipynb").read_text())
-    src = [l for c in nb["cells"] if c["cell_type"] == "code" for l in "".join(c["source"]).splitlines()]
-    tree = ast.parse("\n".join(l for l in src if not l.lstrip().startswith(("%", "!"))))
-    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    named_lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)]
-    assert sum(1 for l in src if l.strip()) <= 200
-    assert len(defs) + len(named_lambdas) <= 2
-
-
-def test_report_module_imports_no_run_layer():
-    tree = ast.parse((ROOT / "reasoning_integrity/signals/report.py").read_text())
-    mods = [("." * n.level) + (n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-    mods += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-    assert not [m for m in mods if m.startswith(("reasoning_integrity.run", "..run", "...run"))], mods
 
 
 def test_limits_resolve_as_the_profiles_say():
