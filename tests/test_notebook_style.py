@@ -72,7 +72,7 @@ def test_one_signature_style(p):
     assert not bad, f"{p.name}: parameters annotated with a space (write x:int=3): {bad[:5]}"
 
 # Not thinned yet (issue 30 is open on them): strict, so each one that gets thin must leave this list.
-NOT_YET_THIN = {"deltabench", "processbench"}
+NOT_YET_THIN: set[str] = set()
 
 @pytest.mark.parametrize("p", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="not thinned yet (issue 30)"))
                                if p.stem in NOT_YET_THIN else p for p in EXPERIMENTS], ids=lambda p: p.stem)

@@ -12,7 +12,7 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['MAX_CHARS', 'MAX_VALUES', 'MAX_STATES', 'LITERAL_BUDGET', 'MAX_ANSWER_CHARS', 'MAX_INT_DIGITS', 'ANSWER_EXTRACTORS',
-           'normalize_text', 'ParseProblem', 'problems_frame', 'clean_text', 'cap_text', 'answer_extractor',
+           'normalize_text', 'ParseProblem', 'problems_frame', 'clean_text', 'cap_text', 'cut', 'answer_extractor',
            'extract_answer']
 
 # %% ../../nbs/00_text.ipynb #bec029a6
@@ -72,6 +72,14 @@ def cap_text(text:str, # untrusted text
             problems.append(ParseProblem(kind, f"input of {len(text):,} characters cut to {max_chars:,}"))
         text = text[:max_chars]
     return clean_text(text)
+
+# %% ../../nbs/00_text.ipynb #2a753f70
+def cut(s:Any, # a text (None is shown as an empty text)
+        n:int, # characters kept
+       )->str:
+    "`s` cut to its first `n` characters, followed by `… [k more characters]` when anything was cut."
+    s = s or ""
+    return s if len(s) <= n else s[:n] + f"… [{len(s) - n} more characters]"
 
 # %% ../../nbs/00_text.ipynb #8fcdd9ac
 from .registry import Registry

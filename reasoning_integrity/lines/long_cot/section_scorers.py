@@ -140,9 +140,9 @@ class LLMJudgeScorer(SectionScorer):
               sections:Sequence[str],  # its sections / steps in order
              )->list:
         "One `Request` per section: the judge prompt, 1 token, `top_logprobs`."
-        from reasoning_integrity.lines.long_cot.critic import _make_request
-        return [_make_request(prompt=judge_prompt(question, sections[:i], s, **self.budget), temperature=0.0,
-                              max_tokens=1, top_logprobs=self.k) for i, s in enumerate(sections)]
+        from reasoning_integrity.models.llm import Request   # lazily: this module loads without the LLM stack
+        return [Request(prompt=judge_prompt(question, sections[:i], s, **self.budget), temperature=0.0,
+                        max_tokens=1, top_logprobs=self.k) for i, s in enumerate(sections)]
     def _scores(self, results, where:str)->np.ndarray:
         "Scores from one item's results; failures give 0.5 and a counted problem."
         out = []
