@@ -53,11 +53,11 @@ def encoder_flops(lengths_per_batch, batch_sizes, d=384, layers=6, ffn=1536):
 
 
 def bench_inference(threads):
-    from reasoning_integrity.models.nli import NLIScorer, forward_probs
+    from reasoning_integrity.models.nli import NLIModel, forward_probs
     from reasoning_integrity.models.nli_train import load_snli
     torch.set_num_threads(threads)
     ceiling = matmul_ceiling()
-    s = NLIScorer(cache=False)
+    s = NLIModel(cache=False)
     m, tok = s._load(), s._tok
     df = load_snli("test").head(2000)
     P, H = df.premise.tolist(), df.hypothesis.tolist()

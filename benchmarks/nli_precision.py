@@ -52,10 +52,10 @@ def main(argv=None):
     a = ap.parse_args(argv)
     import torch
     from statsmodels.stats.contingency_tables import mcnemar
-    from reasoning_integrity.models.nli import NLIScorer, forward_probs, cpu_bf16, LABELS
+    from reasoning_integrity.models.nli import NLIModel, forward_probs, cpu_bf16, LABELS
     from reasoning_integrity.models.nli_train import nli_splits
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, native bf16: {cpu_bf16()}")
-    nli = {p: NLIScorer(cache=False, precision=p) for p in ("fp32", "bf16")}
+    nli = {p: NLIModel(cache=False, precision=p) for p in ("fp32", "bf16")}
     for s in nli.values(): s._load()
     pairs = step_pairs(a.pairs)
     P, H = [p for p, _ in pairs], [h for _, h in pairs]

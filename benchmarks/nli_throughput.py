@@ -1,4 +1,4 @@
-"""NLI throughput: `NLIScorer` (deduplicated, length-sorted batches) vs one pair per forward pass.
+"""NLI throughput: `NLIModel` (deduplicated, length-sorted batches) vs one pair per forward pass.
 
 SelfCheckGPT (SelfCheckNLI) and semantic_uncertainty call their NLI model once per pair. The workload here is the
 one this project produces: pairwise step matrices between sampled reasoning trajectories, where sampled
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from reasoning_integrity.core.data import data_path
-from reasoning_integrity.models.nli import NLIModelMissing, NLIScorer, forward_probs
+from reasoning_integrity.models.nli import NLIModelMissing, NLIModel, forward_probs
 
 
 def step_matrix_pairs(k: int, n_steps: int, variants: int, seed: int = 0):
@@ -58,7 +58,7 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     try:
-        nli = NLIScorer(args.model, batch_size=args.batch_size, cache=False)
+        nli = NLIModel(args.model, batch_size=args.batch_size, cache=False)
     except NLIModelMissing as e:
         print(e)
         print("BENCH nli_throughput speedup=nan target=5 short")
@@ -76,9 +76,9 @@ def main():
     t_batch = time.perf_counter() - t
     t = time.perf_counter(); fast = nli.predict(prem, hyp); t_fast = time.perf_counter() - t
     with tempfile.TemporaryDirectory() as d:
-        warm = NLIScorer(args.model, batch_size=args.batch_size, cache_path=Path(d) / "nli.sqlite")
+        warm = NLIModel(args.model, batch_size=args.batch_size, cache_path=Path(d) / "nli.sqlite")
         warm.predict(prem, hyp)
-        warm2 = NLIScorer(args.model, cache_path=Path(d) / "nli.sqlite")
+        warm2 = NLIModel(args.model, cache_path=Path(d) / "nli.sqlite")
         t = time.perf_counter(); cached = warm2.predict(prem, hyp); t_warm = time.perf_counter() - t
         assert warm2.n_forward == 0
 
@@ -90,10 +90,10 @@ def main():
     print(f"{'path':<44}{'seconds':>9}{'pairs/s':>10}{'speedup':>9}")
     for name, s in [("one pair per forward pass (baseline)", t_base),
                     (f"length-sorted batches of {args.batch_size}, no dedup", t_batch),
-                    ("NLIScorer: dedup + batches (cold)", t_fast),
-                    ("NLIScorer: warm SQLite cache (info)", t_warm)]:
+                    ("NLIModel: dedup + batches (cold)", t_fast),
+                    ("NLIModel: warm SQLite cache (info)", t_warm)]:
         print(f"{name:<44}{s:>9.2f}{n / s:>10.0f}{t_base / s:>8.1f}x")
-    print(f"forward passes: baseline {n}, NLIScorer {nli.n_forward} ({nli.n_scored} pairs scored)")
+    print(f"forward passes: baseline {n}, NLIModel {nli.n_forward} ({nli.n_scored} pairs scored)")
     speedup = t_base / t_fast
     print(f"BENCH nli_throughput speedup={speedup:.1f} target=5 {'ok' if speedup >= 5 else 'short'}")
     return 0

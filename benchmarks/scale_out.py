@@ -45,11 +45,11 @@ def nli_model():
 def bench_nli(n_pairs):
     import ray, torch
     from reasoning_integrity.core.executor import RayExecutor
-    from reasoning_integrity.models.nli import NLIScorer
+    from reasoning_integrity.models.nli import NLIModel
     model, what = nli_model()
     P, H = _pairs(n_pairs)
     torch.set_num_threads(1)
-    sc = NLIScorer(model, cache=False); sc.predict(P[-8:], H[-8:])   # model loaded before timing
+    sc = NLIModel(model, cache=False); sc.predict(P[-8:], H[-8:])   # model loaded before timing
     t0 = time.perf_counter(); sc.predict(P[:200], H[:200]); local = 200 / (time.perf_counter() - t0)
     out, times, start, data = {}, {}, {}, {}
     for n in (1, 2):
@@ -57,17 +57,17 @@ def bench_nli(n_pairs):
         t0 = time.perf_counter()
         # one batch per actor: each of the n idle actors takes one, so every actor has loaded its model before timing
         # (with fewer batches than actors the others would still be loading while the timed run starts)
-        bs = NLIScorer(model, cache=False).batch_size
-        NLIScorer(model, cache=False, executor=ex).predict(P[-n * bs:], H[-n * bs:])
+        bs = NLIModel(model, cache=False).batch_size
+        NLIModel(model, cache=False, executor=ex).predict(P[-n * bs:], H[-n * bs:])
         start[n] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        out[n] = NLIScorer(model, cache=False, executor=ex).predict(P, H)
+        out[n] = NLIModel(model, cache=False, executor=ex).predict(P, H)
         times[n] = time.perf_counter() - t0
         ex.shutdown()
     for n in (1, 2):   # the Ray Data engine: a pipeline per call, actor start-up and model load included
         ex = RayExecutor(num_workers=n, num_cpus=os.cpu_count(), threads=1, engine="data")
         t0 = time.perf_counter()
-        got = NLIScorer(model, cache=False, executor=ex).predict(P, H)
+        got = NLIModel(model, cache=False, executor=ex).predict(P, H)
         data[n] = time.perf_counter() - t0
         assert np.array_equal(got, out[1])
     ray.shutdown()

@@ -25,20 +25,20 @@ INSPECT_SIGNALS = ("length", "position", "verified_computation", "computation_er
 def score_completion(text:str,  # the model's final message (untrusted)
                      question:str="",  # the sample's input
                      names:Sequence[str]=INSPECT_SIGNALS,  # signals
-                     sc=None,  # `Scorers` (None: model-free ones only)
+                     sc=None,  # `SignalModels` (None: model-free ones only)
                      segment_rule:str="auto",  # `segment.SEGMENTERS` rule
                      answer:str|None=None,  # the final answer, if another scorer extracted it
                     )->tuple[dict, dict, str]:
     "(value, metadata, explanation) of one completion: chain values, per-step values and steps, a one-line summary."
     from reasoning_integrity.signals.chains import Chain
     from reasoning_integrity.logs.segment import segment
-    from reasoning_integrity.signals.registry import SIGNALS, Scorers, compute_signals, values_by_chain
+    from reasoning_integrity.signals.registry import SIGNALS, SignalModels, compute_signals, values_by_chain
     seg = segment(text or "", segment_rule)
     value = {n: None for n in names}
     meta = dict(segmentation=seg.rule, steps=seg.steps, step_signals={}, most_suspicious_step={},
                 problems=[p.kind for p in seg.problems])
     if not seg.steps: return value, meta, "no text to score"
-    sc = sc or Scorers()
+    sc = sc or SignalModels()
     use = [n for n in names if all(sc.has(m) for m in SIGNALS[n].models)]
     chain = Chain(id="sample", steps=seg.steps, question=question or "", answer=answer)
     V, cov = compute_signals([chain], use, sc)
@@ -81,19 +81,19 @@ if HAVE_INSPECT:
            signals: signal names (a list, or comma-separated as `-S signals=a,b` gives them); default `INSPECT_SIGNALS`.
            segment: step rule (`reasoning_integrity.logs.segment`): auto, paragraphs, lines, sentences, steps, ptp.
         """
-        from reasoning_integrity.signals.registry import SIGNALS, Scorers
+        from reasoning_integrity.signals.registry import SIGNALS, SignalModels
         names = list(INSPECT_SIGNALS) if signals is None else [s.strip() for s in (signals.split(",") if isinstance(signals, str) else signals) if s.strip()]
         unknown = [n for n in names if n not in SIGNALS]
         if unknown: raise ValueError(f"unknown signal(s) {unknown}; registered: {', '.join(sorted(SIGNALS))}")
         need = {m for n in names for m in SIGNALS[n].models}
         nli = emb = None
         if "nli" in need:
-            from reasoning_integrity.models.nli import NLIScorer
-            nli = NLIScorer()
+            from reasoning_integrity.models.nli import NLIModel
+            nli = NLIModel()
         if "emb" in need:
             from reasoning_integrity.models.embed import Embedder
             emb = Embedder()
-        sc = Scorers(nli=nli, emb=emb)
+        sc = SignalModels(nli=nli, emb=emb)
 
         async def score(state:TaskState, target:Target)->Score:
             value, meta, expl = score_completion(state.output.completion if state.output else "", state.input_text, names, sc, segment)

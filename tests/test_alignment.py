@@ -105,10 +105,10 @@ def test_warm_rescore_makes_no_forward_pass(tmp_path):
     emb = lambda texts: np.eye(len(texts), 8)[:, :8] if len(texts) <= 8 else np.ones((len(texts), 8))
     refs = [["Ants dig.", "Bees buzz.", "Cats nap."]]
     chains = [["Ants dig.", "Dogs bark.", "Bees buzz.", "Cats nap."]]
-    a = nli_mod.NLIScorer(model, cache_path=tmp_path / "nli.sqlite")
+    a = nli_mod.NLIModel(model, cache_path=tmp_path / "nli.sqlite")
     ChainScorer(a, emb).score(refs, chains)
     assert a.n_forward > 0
-    b = nli_mod.NLIScorer(model, cache_path=tmp_path / "nli.sqlite")   # a fresh process: only the disk cache
+    b = nli_mod.NLIModel(model, cache_path=tmp_path / "nli.sqlite")   # a fresh process: only the disk cache
     r = ChainScorer(b, emb).score(refs, chains)
     assert b.n_forward == 0 and b.n_cached > 0
     assert np.isfinite(r.score_truncate[0])

@@ -233,16 +233,16 @@ def test_damaged_pages_in_the_embedding_cache(tmp_path):
 
 
 def test_damaged_pages_in_the_nli_cache(tmp_path):
-    from reasoning_integrity.models.nli import NLIScorer
+    from reasoning_integrity.models.nli import NLIModel
     path = tmp_path / "nli.sqlite"
     prem, hyp = [f"premise {i}" for i in range(3000)], [f"hypothesis {i}" for i in range(3000)]
-    s = NLIScorer("stub-nli-model", cache_path=path)       # never loaded: every pair is in the cache
+    s = NLIModel("stub-nli-model", cache_path=path)       # never loaded: every pair is in the cache
     s._db.put({s.key(p, h): np.array([0.7, 0.2, 0.1], np.float32) for p, h in zip(prem, hyp)})
-    check = NLIScorer("stub-nli-model", cache_path=path)
+    check = NLIModel("stub-nli-model", cache_path=path)
     np.testing.assert_allclose(check.predict(prem[:5], hyp[:5])[:, 0], 0.7, atol=1e-6)
     check._db.close(); s._db.close()                        # the last connection closed: every page is in the file
     spoil_pages(path, middle_pages(path))
-    warm = NLIScorer("stub-nli-model", cache_path=path)
+    warm = NLIModel("stub-nli-model", cache_path=path)
     with pytest.raises(CacheCorrupt) as e: warm.predict(prem, hyp)
     msg = str(e.value)
     assert str(path) in msg and "damaged NLI cache" in msg and f"ri cache clear --path {path}" in msg, msg

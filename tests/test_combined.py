@@ -8,7 +8,7 @@ import pytest
 
 from reasoning_integrity.signals.chains import Chain
 from reasoning_integrity.signals.metrics import _oof_logit, auroc, normal_scores
-from reasoning_integrity.signals.registry import SIGNALS, Scorers, compute_signals, signal
+from reasoning_integrity.signals.registry import SIGNALS, SignalModels, compute_signals, signal
 from reasoning_integrity.signals.validity import problem_of
 import reasoning_integrity.signals.combined as cb
 
@@ -37,8 +37,8 @@ def toy_flag():
 
 def _fit(chains, **kw):
     tr, L = cb._training(chains, TASKS["toy"])
-    names = cb.combined_features(tr, Scorers())
-    F = cb.step_features(tr, Scorers(), names)
+    names = cb.combined_features(tr, SignalModels())
+    F = cb.step_features(tr, SignalModels(), names)
     return tr, L, F, ["length", "position", *names], cb.fit_combined(tr, F, L, ["length", "position", *names], **kw)
 
 
@@ -81,7 +81,7 @@ def test_oof_values_are_the_tables_estimator_and_beat_chance():
 
 def test_permuted_label_control_is_at_chance():
     chains = _toy(n_problems=150, seed=3)
-    ctl = cb.permuted_control(chains, Scorers(), n_perm=30, tasks=TASKS)
+    ctl = cb.permuted_control(chains, SignalModels(), n_perm=30, tasks=TASKS)
     r = ctl.iloc[0]
     assert r.auroc > 0.75
     # chance, and far below the real labels. Pooled out-of-fold AUROC under the null sits a little *below* 0.5: a fold
@@ -107,7 +107,7 @@ def test_registered_signal_reuses_its_model_for_perturbed_and_new_chains(monkeyp
     s = SIGNALS["combined"]
     assert (s.level, s.higher, s.family) == ("step", "wrong", "learned") and "learned" in s.description
     chains = _toy(60)
-    sc = Scorers()
+    sc = SignalModels()
     V, cov = compute_signals(chains, ["combined"], sc)
     m = cb.combined_models(sc)["toy"]
     T = cb.combined_model_table(sc)
@@ -126,7 +126,7 @@ def test_registered_signal_reuses_its_model_for_perturbed_and_new_chains(monkeyp
         assert v[c.id] == pytest.approx(list(m.oof[c.id]))
         assert v[q.id][-1] > max(v[q.id][:-1])           # the long, flagged inserted step stands out
     # without labels anywhere and no model: NaN, never an error
-    V3, _ = compute_signals([dataclasses.replace(c, dataset="other") for c in chains[:4]], ["combined"], Scorers())
+    V3, _ = compute_signals([dataclasses.replace(c, dataset="other") for c in chains[:4]], ["combined"], SignalModels())
     assert V3.value.isna().all()
 
 
@@ -136,7 +136,7 @@ def test_processbench_sample_model_free_features():
     if not os.environ.get("RI_DATA_DIR"): pytest.skip("RI_DATA_DIR not set")
     from reasoning_integrity.signals.labelled import processbench_chains
     pb, _ = processbench_chains(n_per_subset=30, seed=0)
-    ctl = cb.permuted_control(pb, Scorers(), n_perm=20)
+    ctl = cb.permuted_control(pb, SignalModels(), n_perm=20)
     r = ctl.iloc[0]
     assert r.dataset == "processbench" and r.n_problems >= 100
     assert set(r.features.split(", ")) >= {"length", "position", "redundant_reasoning"}

@@ -1,5 +1,5 @@
 """`step_support` (NLI entailment of a step by the premises `nli_contradiction` uses) and `lm_surprise_mean/max` (token
-surprisal of a step given the problem and the earlier steps), on scripted models with known answers, a real NLIScorer
+surprisal of a step given the problem and the earlier steps), on scripted models with known answers, a real NLIModel
 cache, and the embedded Gemma 3 270M against llama-cpp-python's own `logits_all` path."""
 import re, warnings
 
@@ -11,12 +11,12 @@ from reasoning_integrity.signals.chains import Chain
 from reasoning_integrity.models.cache import Cache
 from reasoning_integrity.models.llm import LLM, Backend, EndpointError, Result
 from reasoning_integrity.models.nli import ScriptedNLI
-from reasoning_integrity.signals.registry import SIGNALS, Scorers, compute_signals
+from reasoning_integrity.signals.registry import SIGNALS, SignalModels, compute_signals
 import reasoning_integrity.signals.model as ms
 
 
 class CountingNLI(ScriptedNLI):
-    "A scripted NLI with a cache, like NLIScorer's: counts the pairs it had to score (misses) and every call's pairs."
+    "A scripted NLI with a cache, like NLIModel's: counts the pairs it had to score (misses) and every call's pairs."
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw); self.cache, self.scored, self.calls = {}, 0, []
     def predict(self, premises, hypotheses, progress=False):
@@ -43,7 +43,7 @@ def test_step_support_adds_no_pairs_after_nli_contradiction():
     "Same premises, window and character cut: every pair step_support asks for was scored by nli_contradiction."
     nli = CountingNLI(rule=_rule)
     chains = _chains()
-    sc = Scorers(nli=nli)                      # default window 2, max_chars 600 (the texts above are up to 900 long)
+    sc = SignalModels(nli=nli)                      # default window 2, max_chars 600 (the texts above are up to 900 long)
     compute_signals(chains, ["nli_contradiction"], sc)
     scored, asked = nli.scored, {p for c in nli.calls for p in c}
     V, _ = compute_signals(chains, ["step_support"], sc)
@@ -62,20 +62,20 @@ def test_step_support_registry_entry_and_chain_value():
     s = SIGNALS["step_support"]
     assert (s.level, s.higher, s.reduce, s.needs, s.models) == ("step", "right", "min", (), ("nli",))
     nli = ScriptedNLI({("Q", "a"): (0.6, 0.3, 0.1), ("a", "b"): (0.2, 0.3, 0.5)})
-    V, _ = compute_signals([Chain("c", ["a", "b"], "Q", dataset="t")], ["step_support"], Scorers(nli=nli, nli_window=1))
+    V, _ = compute_signals([Chain("c", ["a", "b"], "Q", dataset="t")], ["step_support"], SignalModels(nli=nli, nli_window=1))
     assert V.value.tolist() == pytest.approx([0.6, 0.2, 0.2])   # steps, then the chain: its weakest step
     # without a question, step 0 has no premise (NaN) and the others are scored as before
-    V, _ = compute_signals([Chain("c", ["a", "b"], "", dataset="t")], ["step_support"], Scorers(nli=nli, nli_window=1))
+    V, _ = compute_signals([Chain("c", ["a", "b"], "", dataset="t")], ["step_support"], SignalModels(nli=nli, nli_window=1))
     v = V.value.to_numpy()
     assert np.isnan(v[0]) and v[1:].tolist() == pytest.approx([0.2, 0.2])
 
 
 @pytest.mark.timeout(300)
 def test_step_support_real_nli_scorer_scores_nothing_new(tmp_path):
-    "With the project's NLIScorer (a tiny random model) and its SQLite cache: step_support is all cache hits."
-    from reasoning_integrity.models.nli import NLIScorer, make_tiny_nli_model
-    nli = NLIScorer(make_tiny_nli_model(tmp_path / "tiny"), cache_path=tmp_path / "nli.sqlite", precision="fp32")
-    sc = Scorers(nli=nli)
+    "With the project's NLIModel (a tiny random model) and its SQLite cache: step_support is all cache hits."
+    from reasoning_integrity.models.nli import NLIModel, make_tiny_nli_model
+    nli = NLIModel(make_tiny_nli_model(tmp_path / "tiny"), cache_path=tmp_path / "nli.sqlite", precision="fp32")
+    sc = SignalModels(nli=nli)
     chains = _chains(6, seed=1)
     C, _ = compute_signals(chains, ["nli_contradiction"], sc)
     before = nli.stats()
@@ -130,10 +130,10 @@ class WordLM(Backend):
 def test_lm_surprise_one_call_per_chain_cached_on_disk(tmp_path):
     chains = _chains(5, seed=2)
     b = WordLM()
-    V, cov = compute_signals(chains, ["lm_surprise_mean", "lm_surprise_max"], Scorers(llm=LLM(b, Cache(tmp_path / "c.sqlite"))))
+    V, cov = compute_signals(chains, ["lm_surprise_mean", "lm_surprise_max"], SignalModels(llm=LLM(b, Cache(tmp_path / "c.sqlite"))))
     assert b.calls == 5 and cov.n_scored.tolist() == [5, 5]
     b2 = WordLM()   # a new run, a fresh memo: every call answered by the disk cache
-    V2, _ = compute_signals(chains, ["lm_surprise_mean", "lm_surprise_max"], Scorers(llm=LLM(b2, Cache(tmp_path / "c.sqlite"))))
+    V2, _ = compute_signals(chains, ["lm_surprise_mean", "lm_surprise_max"], SignalModels(llm=LLM(b2, Cache(tmp_path / "c.sqlite"))))
     assert b2.calls == 0 and V2.value.tolist() == V.value.tolist()
     # each step: its words "step", "i.j:", "w…" -> surprisals 2, len/2, len/2; the first line break starts step j > 0
     s = V[(V.signal == "lm_surprise_mean") & (V.level == "step")].set_index(["chain_id", "step"]).value
@@ -156,8 +156,8 @@ def test_lm_surprise_without_prompt_logprobs_stops_or_counts():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(EndpointError, match="returned no prompt log-probabilities"):
-            compute_signals(chains, ["lm_surprise_mean"], Scorers(llm=LLM(TextOnly())))
-        sc = Scorers(llm=LLM(TextOnly(), fail_fast=0))
+            compute_signals(chains, ["lm_surprise_mean"], SignalModels(llm=LLM(TextOnly())))
+        sc = SignalModels(llm=LLM(TextOnly(), fail_fast=0))
         V, _ = compute_signals(chains, ["lm_surprise_mean", "lm_surprise_max"], sc)
     assert V.value.isna().all() and len(sc.memo[("problems", "lm_surprise")]) == 3   # counted once per chain
 
@@ -170,7 +170,7 @@ def test_lm_surprise_gemma_equals_logits_all_reference():
     from reasoning_integrity.models.llamacpp import gemma3_270m_gguf
     ch = Chain("g/1", ["Each box holds 4 apples.", "3 boxes hold 12 apples.", "So there are 15 apples in all."],
                "3 boxes hold 4 apples each. How many apples are there?", dataset="g")
-    V, _ = compute_signals([ch], ["lm_surprise_mean", "lm_surprise_max"], Scorers(llm=get_llm(cache=False)))
+    V, _ = compute_signals([ch], ["lm_surprise_mean", "lm_surprise_max"], SignalModels(llm=get_llm(cache=False)))
     got = V[V.level == "step"].pivot_table(index="step", columns="signal", values="value")
     text, spans = ms.surprise_prompt(ch.question, ch.steps)
     ref = Llama(str(gemma3_270m_gguf()), n_ctx=256, n_batch=64, logits_all=True, verbose=False)

@@ -78,11 +78,11 @@ def test_progress_bar_past_the_threshold():
 
 def test_compute_signals_reports_capped_chains():
     from reasoning_integrity.signals.chains import Chain
-    from reasoning_integrity.signals.registry import Scorers, compute_signals
+    from reasoning_integrity.signals.registry import SignalModels, compute_signals
     small, big = _chain(3, "a"), _chain(120, "b")
     chains = [Chain("small", small, "q", reference=small, dataset="d"), Chain("big", big, "q", reference=big, dataset="d")]
     with pytest.warns(UserWarning, match="chain 'big' needs"):
-        V, cov = compute_signals(chains, ["alignment_score", "nli_contradiction"], Scorers(nli=ScriptedNLI(), emb=HashEmb()))
+        V, cov = compute_signals(chains, ["alignment_score", "nli_contradiction"], SignalModels(nli=ScriptedNLI(), emb=HashEmb()))
     c = cov.set_index("signal")
     assert c.loc["alignment_score", "n_scored"] == 1 and c.loc["alignment_score", "skipped"] == "1 over max_pairs=10,000"
     assert c.loc["nli_contradiction", "n_scored"] == 2 and c.loc["nli_contradiction", "skipped"] == ""

@@ -55,27 +55,27 @@ def test_map_items_in_order(rx):
 
 def test_nli_and_embeddings_bit_identical(rx, tiny_nli, tmp_path):
     from reasoning_integrity.models.embed import Embedder
-    from reasoning_integrity.models.nli import NLIScorer
+    from reasoning_integrity.models.nli import NLIModel
     P, H = _pairs()
-    local = NLIScorer(tiny_nli, batch_size=16, cache=False).predict(P, H)
-    far = NLIScorer(tiny_nli, batch_size=16, cache_path=tmp_path / "nli.sqlite", executor=rx)
+    local = NLIModel(tiny_nli, batch_size=16, cache=False).predict(P, H)
+    far = NLIModel(tiny_nli, batch_size=16, cache_path=tmp_path / "nli.sqlite", executor=rx)
     np.testing.assert_array_equal(far.predict(P, H), local)
     assert far.n_forward == -(-len(set(zip(P, H))) // 16)          # one worker call per forward batch
     # the driver wrote every result to the cache as it arrived: a local scorer on that file computes nothing
-    again = NLIScorer(tiny_nli, cache_path=tmp_path / "nli.sqlite")
+    again = NLIModel(tiny_nli, cache_path=tmp_path / "nli.sqlite")
     np.testing.assert_array_equal(again.predict(P, H), local)
     assert again.n_scored == 0
     np.testing.assert_array_equal(Embedder(cache=False, batch_size=8, executor=rx)(P), Embedder(cache=False, batch_size=8)(P))
 
 
 def test_killed_worker_is_retried(rx, tiny_nli, tmp_path, monkeypatch):
-    from reasoning_integrity.models.nli import NLIScorer
+    from reasoning_integrity.models.nli import NLIModel
     P, H = _pairs(90)
     marker = tmp_path / "killed"
     monkeypatch.setenv(KILL_ONCE_ENV, str(marker))
-    got = NLIScorer(tiny_nli, batch_size=8, cache=False, executor=rx).predict(P, H)
+    got = NLIModel(tiny_nli, batch_size=8, cache=False, executor=rx).predict(P, H)
     assert marker.exists()                                            # an actor did die mid-run
-    np.testing.assert_array_equal(got, NLIScorer(tiny_nli, batch_size=8, cache=False).predict(P, H))
+    np.testing.assert_array_equal(got, NLIModel(tiny_nli, batch_size=8, cache=False).predict(P, H))
 
 
 CASES = {  # experiment -> its parameters for both runs (small: --limit, a random-weight NLI model, a scripted LLM)

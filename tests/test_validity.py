@@ -6,10 +6,10 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 
 from reasoning_integrity.signals.metrics import (auroc, auroc_ci, auroc_diff_ci, within_auroc, first_error_f1,
                                                   first_error_predictions, spearman_ci, perturbation_effect)
-from reasoning_integrity.lines.alignment.score import (alignment_score, generalised_kl, coverage_score, dtw_alignment,
+from reasoning_integrity.lines.alignment.score import (alignment_score, generalised_kl, coverage_score, dtw_alignment_score,
                                                    entailment_cost, embedding_cost, hybrid_cost, entropy_matrix, entropy_pairs)
 from reasoning_integrity.signals.chains import Chain, CHAIN_OPERATORS, perturb_chain, negate_sentence, perturbation_set
-from reasoning_integrity.signals.registry import Scorers, compute_signals, SIGNALS
+from reasoning_integrity.signals.registry import SignalModels, compute_signals, SIGNALS
 from reasoning_integrity.signals.validity import signal_validity, step_labels
 from reasoning_integrity.models.nli import ScriptedNLI
 
@@ -121,7 +121,7 @@ def test_content_variants_bounded(n, m, seed):
     assert 0 <= coverage_score(E_mr, E_rm)["score"] <= 100
     Er, Em = rng.normal(size=(n, 8)), rng.normal(size=(m, 8))
     for C in (entailment_cost(E_mr, E_rm), embedding_cost(Er, Em), hybrid_cost(E_mr, E_rm, Er, Em)):
-        assert C.shape == (n, m) and 0 <= dtw_alignment(C) <= 100
+        assert C.shape == (n, m) and 0 <= dtw_alignment_score(C) <= 100
 
 
 def test_paper_score_blind_to_content_while_coverage_is_not():
@@ -192,7 +192,7 @@ def test_constant_and_position_signals_on_constructed_labels():
 def test_scripted_nli_contradiction_signal():
     nli = ScriptedNLI({("A is big.", "A is not big."): (0, 0, 1)})
     c = Chain("x", ["A is big.", "A is not big."], "Q", dataset="t")
-    V, _ = compute_signals([c], ["nli_contradiction"], Scorers(nli=nli, nli_window=1))
+    V, _ = compute_signals([c], ["nli_contradiction"], SignalModels(nli=nli, nli_window=1))
     assert V[V.step == 1].value.item() == 1.0 and V[V.step == -1].value.item() == 1.0
     assert "nli_contradiction" in SIGNALS
 
@@ -202,7 +202,7 @@ def test_perturbation_table_when_an_operator_skips_some_chains():
     from reasoning_integrity.signals.validity import perturbation_sensitivity
     chains = [Chain(f"c{i}", [f"step {j} of chain {i} says {j * i}" for j in range(1 if i == 0 else 4 + i % 3)],
                     question="q", first_error=-1, dataset="processbench") for i in range(12)]
-    pert, _ = perturbation_sensitivity(chains, ["length", "position"], Scorers(), ops=["delete_step"], n_boot=50)
+    pert, _ = perturbation_sensitivity(chains, ["length", "position"], SignalModels(), ops=["delete_step"], n_boot=50)
     d = pert[(pert.operator == "delete_step") & (pert.signal == "position")].iloc[0]
     assert d.n == 11 and d.n_skipped == 1          # the one-step chain has nothing to delete
     assert d.mean_change < 0 and abs(d.change_beyond_length) < 1e-9   # (n-1)/n falls, and all of it is the step count

@@ -196,12 +196,12 @@ def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samp
               columns:dict|None=None,  # generic formats: item field -> column name
               n_boot:int=2000,  # bootstrap resamples of the AUROC intervals
               progress:bool=True,  # progress bars
-              nli=None, emb=None,  # NLI scorer and embedder (None: the project's defaults, loaded when a signal needs them)
+              nli=None, emb=None,  # NLI model and embedder (None: the project's defaults, loaded when a signal needs them)
              )->ScoredRun:
     "Score every chain of a log with the signals and write reports/scored/NAME (replaced only when complete)."
     from reasoning_integrity.logs.readers import read_log, LogReadError
     from reasoning_integrity.logs.segment import SEGMENTERS
-    from reasoning_integrity.signals.registry import SIGNALS, Scorers, compute_signals, values_by_chain
+    from reasoning_integrity.signals.registry import SIGNALS, SignalModels, compute_signals, values_by_chain
     from reasoning_integrity.core.text import problems_frame
     from reasoning_integrity.run.report import Report
     t0, path = time.time(), Path(path)
@@ -221,12 +221,12 @@ def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samp
     problems += seg_probs
     needed = {m for n in names for m in SIGNALS[n].models}
     if "nli" in needed and nli is None:
-        from reasoning_integrity.models.nli import NLIScorer
-        nli = NLIScorer()
+        from reasoning_integrity.models.nli import NLIModel
+        nli = NLIModel()
     if "emb" in needed and emb is None:
         from reasoning_integrity.models.embed import Embedder
         emb = Embedder()
-    sc = Scorers(nli=nli, emb=emb, llm=llm)
+    sc = SignalModels(nli=nli, emb=emb, llm=llm)
     usable = [n for n in names if all(sc.has(m) for m in SIGNALS[n].models)]
     V, cov = compute_signals(chains, usable, sc, progress=progress)
     byc = values_by_chain(V)

@@ -17,7 +17,7 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['LABELS', 'PRECISIONS', 'NLI_MODELS', 'label_columns', 'NLIModelMissing', 'default_nli_path', 'model_identity',
-           'forward_probs', 'cpu_bf16', 'resolve_precision', 'NLIWorker', 'NLIScorer', 'make_tiny_nli_model',
+           'forward_probs', 'cpu_bf16', 'resolve_precision', 'NLIWorker', 'NLIModel', 'make_tiny_nli_model',
            'ScriptedNLI', 'get_nli']
 
 # %% ../../nbs/26_nli.ipynb #b030c466
@@ -37,7 +37,7 @@ def label_columns(id2label:dict, # the model's `config.id2label`, e.g. {0: 'CONT
     missing = [l for l in LABELS if l not in found]
     if missing:
         raise ValueError(f"cannot find {missing} among the model's labels {id2label}; pass "
-                         "`id2label={0: 'entailment', ...}` to NLIScorer if you know the order")
+                         "`id2label={0: 'entailment', ...}` to NLIModel if you know the order")
     return [found[l] for l in LABELS]
 
 # %% ../../nbs/26_nli.ipynb #0647db1b
@@ -53,7 +53,7 @@ def _resolve_default()->Path:
     if not (p/"model_card.json").exists():
         raise NLIModelMissing(f"The default offline NLI model is not built (looked in {p}). Build it once with "
                               "`ri models build-nli` (about 9 min on 2 quiet CPU cores), or pass a Hugging Face NLI model, "
-                              "e.g. NLIScorer('roberta-large-mnli').")
+                              "e.g. NLIModel('roberta-large-mnli').")
     return p
 
 # %% ../../nbs/26_nli.ipynb #5549ec01
@@ -117,7 +117,7 @@ def resolve_precision(precision:str, # 'auto', 'fp32' or 'bf16'
 class NLIWorker:
     "An executor worker: loads an NLI model once, then scores lists of (premise, hypothesis) pairs, one forward pass each."
     def __init__(self, model:str, batch_size:int=32, max_length:int=256, id2label:dict|None=None, precision:str="fp32"):
-        self.s = NLIScorer(model, batch_size=batch_size, cache=False, max_length=max_length, id2label=id2label,
+        self.s = NLIModel(model, batch_size=batch_size, cache=False, max_length=max_length, id2label=id2label,
                            precision=precision)
     def __call__(self, pairs:list)->list:
         m = self.s._load()
@@ -126,7 +126,7 @@ class NLIWorker:
         return raw[:, self.s._cols].tolist()
 
 # %% ../../nbs/26_nli.ipynb #fe2677c7
-class NLIScorer:
+class NLIModel:
     "Entailment / neutral / contradiction probabilities for sentence pairs; batched, deduplicated, cached."
     LABELS = LABELS
 
@@ -155,11 +155,11 @@ class NLIScorer:
                     if cache else None)
         self.n_pairs = self.n_unique = self.n_cached = self.n_scored = self.n_forward = 0
 
-    def __repr__(self): return f"NLIScorer({self.model_name!r}, batch_size={self.batch_size}, precision={self.precision!r})"
+    def __repr__(self): return f"NLIModel({self.model_name!r}, batch_size={self.batch_size}, precision={self.precision!r})"
 
 # %% ../../nbs/26_nli.ipynb #84f8f4de
 @patch
-def predict(self:NLIScorer,
+def predict(self:NLIModel,
             premises:Sequence[str], # premises (one per pair)
             hypotheses:Sequence[str], # hypotheses, same length
             progress:bool=False, # show a tqdm bar over the pairs actually scored
@@ -192,11 +192,11 @@ def predict(self:NLIScorer,
     self.n_cached += n_cached
     if not pairs: return np.zeros((0, 3), dtype=np.float32)
     return np.stack([scores[pq] for pq in pairs]).astype(np.float32)
-NLIScorer.__call__ = NLIScorer.predict   # calling a NLIScorer is `predict`
+NLIModel.__call__ = NLIModel.predict   # calling a NLIModel is `predict`
 
 # %% ../../nbs/26_nli.ipynb #939acd3f
 @patch
-def _load(self:NLIScorer):
+def _load(self:NLIModel):
     if self._model is None:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
         self._tok = AutoTokenizer.from_pretrained(self.model_name)
@@ -207,12 +207,12 @@ def _load(self:NLIScorer):
     return self._model
 
 @patch
-def key(self:NLIScorer, premise:str, hypothesis:str)->str:
+def key(self:NLIModel, premise:str, hypothesis:str)->str:
     "Cache key of one pair under this model."
     return hashlib.sha256("\x00".join([self._id, premise, hypothesis]).encode()).hexdigest()
 
 @patch
-def _score_on(self:NLIScorer, ex, todo:list, keys:dict, progress:bool)->np.ndarray:
+def _score_on(self:NLIModel, ex, todo:list, keys:dict, progress:bool)->np.ndarray:
     "Score `todo` through a non-local executor: the batches `forward_probs` would form, each cached as it arrives."
     order = sorted(range(len(todo)), key=lambda i: len(todo[i][0]) + len(todo[i][1]))  # forward_probs' own order
     out = np.zeros((len(todo), 3), dtype=np.float32)
@@ -229,13 +229,13 @@ def _score_on(self:NLIScorer, ex, todo:list, keys:dict, progress:bool)->np.ndarr
     return out
 
 @patch
-def stats(self:NLIScorer)->dict:
+def stats(self:NLIModel)->dict:
     "Counters: pairs asked for, distinct pairs, served from cache, scored by the model, forward passes."
     return dict(n_pairs=self.n_pairs, n_unique=self.n_unique, n_cached=self.n_cached,
                 n_scored=self.n_scored, n_forward=self.n_forward)
 
 @patch
-def describe(self:NLIScorer)->dict:
+def describe(self:NLIModel)->dict:
     "Model name/path and, for a model built by this project, its held-out accuracy from the model card."
     d = {"model": self.model_name, "default": self.is_default, "labels": list(self.LABELS), "precision": self.precision}
     card = Path(self.model_name)/"model_card.json"
@@ -303,15 +303,15 @@ def _overlap(**kw):
     from reasoning_integrity.models.doubles import OverlapNLI   # the test doubles import the LLM layer; load them only when named
     return OverlapNLI()
 
-NLI_MODELS: Registry = Registry("nli_model", "NLI scorers by name (nli_model=): factories; any other spec is a model folder or HF name", {
-    "default": lambda **kw: NLIScorer(None, **kw), "overlap": _overlap})
+NLI_MODELS: Registry = Registry("nli_model", "NLI models by name (nli_model=): factories; any other spec is a model folder or HF name", {
+    "default": lambda **kw: NLIModel(None, **kw), "overlap": _overlap})
 NLI_MODELS.meta["default"] = {"description": "the project's offline NLI model (`ri models build-nli`), batched and cached"}
 NLI_MODELS.meta["overlap"] = {"description": "word overlap and negation mismatch (models.doubles.OverlapNLI): no model, no training"}
 
 def get_nli(spec:str|Path|None=None, # a name in NLI_MODELS, a model folder or a HF model name; None: 'default'
-            **kw, # passed to NLIScorer (batch_size, cache, precision, executor, ...)
+            **kw, # passed to NLIModel (batch_size, cache, precision, executor, ...)
            ):
-    "The NLI scorer a spec names: a registered name first, else `NLIScorer(spec, **kw)`."
+    "The NLI model a spec names: a registered name first, else `NLIModel(spec, **kw)`."
     if spec is None: spec = "default"
     if isinstance(spec, str) and spec in NLI_MODELS: return NLI_MODELS[spec](**kw)
-    return NLIScorer(spec, **kw)
+    return NLIModel(spec, **kw)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import cache_dir, data_path
-from .nli import LABELS, NLIScorer, default_nli_path, cpu_bf16
+from .nli import LABELS, NLIModel, default_nli_path, cpu_bf16
 
 # %% auto #0
 __all__ = ['load_snli', 'load_sick', 'load_mnli', 'nli_splits', 'length_batches', 'padded_tokens', 'nli_metrics',
@@ -240,7 +240,7 @@ def evaluate_nli(model_dir:str|Path, # a saved NLI model
                  batch_size:int=64, # pairs per forward pass
                 )->dict:
     "Metrics (see `nli_metrics`) per `source` of `df`."
-    nli = NLIScorer(model_dir, batch_size=batch_size, cache=False)
+    nli = NLIModel(model_dir, batch_size=batch_size, cache=False)
     res = {}
     for src, d in df.groupby("source", sort=False):
         P = nli.predict(d.premise.tolist(), d.hypothesis.tolist())
@@ -332,7 +332,7 @@ def _model_card(base, counts:pd.DataFrame, mnli_test_frac:float, seed:int, heldo
 
 # %% ../../nbs/27_nli_train.ipynb #43f78413
 def build_nli(force:bool=False, # rebuild even when the model exists
-              out:str|Path|None=None, # target folder; None: `cache_dir('models/nli-minilm')`, where NLIScorer() looks
+              out:str|Path|None=None, # target folder; None: `cache_dir('models/nli-minilm')`, where NLIModel() looks
               epochs:int=2, # training epochs (with more than one, the best on dev is kept)
               sick:bool=True, # train and evaluate on SICK (CC BY-NC-SA: non-commercial); False for commercial use
               mnli_test_frac:float=0.4, # share of MNLI pairIDs held out

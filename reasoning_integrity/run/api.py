@@ -33,8 +33,8 @@ def _default(kind:str):
         if kind == "emb":
             from reasoning_integrity.models.embed import Embedder
             return Embedder(), None
-        from reasoning_integrity.models.nli import NLIScorer
-        n = NLIScorer(); n.predict(["a"], ["a"])  # loads now, so a missing model is reported here
+        from reasoning_integrity.models.nli import NLIModel
+        n = NLIModel(); n.predict(["a"], ["a"])  # loads now, so a missing model is reported here
         return n, None
     except Exception as e:  # a missing optional model: the signals that need it are listed as skipped
         return None, f"{kind} model unavailable: {type(e).__name__}: {str(e)[:120]}"
@@ -44,15 +44,15 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
                 question:str="",  # the problem it answers (signals that need one skip without it)
                 reference:Sequence[str]|None=None,  # a reference chain, for the alignment signals
                 signals:Sequence[str]|None=None,  # names from `SIGNALS` (None: every applicable one)
-                nli=None,  # an NLI scorer (`predict(premises, hypotheses)`); None: the project's model if built
+                nli=None,  # an NLI model (`predict(premises, hypotheses)`); None: the project's model if built
                 emb=None,  # an embedder (`emb(texts) -> (n, d)`); None: the packaged MiniLM
                 llm=None,  # an `LLM`, or a spec string (`"llamacpp:gemma3-270m"`), for the judge and surprise signals; None: skipped
-                max_pairs:int|None=10_000,  # NLI pairs a pairwise signal may ask for (`Scorers.max_pairs`); over it: skipped, with a warning; None: no cap
+                max_pairs:int|None=10_000,  # NLI pairs a pairwise signal may ask for (`SignalModels.max_pairs`); over it: skipped, with a warning; None: no cap
                 progress_pairs:int|None=1_000,  # NLI calls of more pairs show a progress bar (None: never)
                )->ChainScore:
     "Every applicable registered signal on one chain of prose steps."
     from reasoning_integrity.signals.chains import Chain
-    from reasoning_integrity.signals.registry import SIGNALS, Scorers, REDUCERS
+    from reasoning_integrity.signals.registry import SIGNALS, SignalModels, REDUCERS
     steps = [str(s) for s in steps]
     if not steps: raise ValueError("score_chain needs at least one step")
     chain = Chain(id="chain", steps=steps, question=question or "", reference=list(reference) if reference else None)
@@ -67,7 +67,7 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
         from reasoning_integrity.models.llm import get_llm
         llm = get_llm(llm)
     if llm is None: why["llm"] = "no llm= given"
-    sc = Scorers(nli=nli, emb=emb, llm=llm, max_pairs=max_pairs, progress_pairs=progress_pairs)
+    sc = SignalModels(nli=nli, emb=emb, llm=llm, max_pairs=max_pairs, progress_pairs=progress_pairs)
     cols, rows, skipped = {"step": np.arange(len(steps)), "text": steps}, [], {}
     for n in names:
         s = SIGNALS[n]

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from .chains import Chain
 from .metrics import grouped_folds, normal_scores, _oof_logit, auroc, fold_auroc
-from .registry import signal, SIGNALS, Scorers, PairCapWarning
+from .registry import signal, SIGNALS, SignalModels, PairCapWarning
 
 # %% auto #0
 __all__ = ['EXCLUDE', 'COMBINED_K', 'COMBINED_SEED', 'COMBINED_C', 'combined_features', 'step_features', 'rank_normal',
@@ -22,14 +22,14 @@ __all__ = ['EXCLUDE', 'COMBINED_K', 'COMBINED_SEED', 'COMBINED_C', 'combined_fea
 EXCLUDE = ("random", "constant", "length", "position")  # no content (random, constant) or added by name (length, position)
 
 def combined_features(chains:Sequence[Chain],  # the chains of one dataset
-                      sc:Scorers,  # the models the feature signals may call
+                      sc:SignalModels,  # the models the feature signals may call
                      )->list[str]:
     "Registered step signals used as features for `chains`: cheap (no LLM), not learned, models present, applying to some chain."
     return [n for n, s in SIGNALS.items() if s.level == "step" and n not in EXCLUDE and s.family != "learned"
             and "llm" not in s.models and all(sc.has(m) for m in s.models) and any(s.applies(c) for c in chains)]
 
 def step_features(chains:Sequence[Chain],  # the chains of one dataset
-                  sc:Scorers,  # the models the feature signals call (their caches answer)
+                  sc:SignalModels,  # the models the feature signals call (their caches answer)
                   names:Sequence[str],  # feature signals (`combined_features`)
                  )->dict[str, np.ndarray]:
     "Per chain id, an (n_steps, 2 + len(names)) array: length, position, then each signal oriented (NaN where undefined)."
@@ -198,7 +198,7 @@ def _fingerprint(chains, F, L, names, k, seed, C)->str:
     return h.hexdigest()
 
 def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
-                         sc:Scorers,  # models of the feature signals; fitted models go to `sc.memo`
+                         sc:SignalModels,  # models of the feature signals; fitted models go to `sc.memo`
                          k:int=COMBINED_K,  # folds
                          seed:int=COMBINED_SEED,  # fold seed
                          C:float=COMBINED_C,  # inverse L2 penalty
@@ -245,12 +245,12 @@ def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
 def _combined(chains, sc): return combined_predictions(chains, sc)
 
 # %% ../../nbs/68_combined.ipynb #871db848
-def combined_models(sc:Scorers)->dict[str, CombinedModel]:
+def combined_models(sc:SignalModels)->dict[str, CombinedModel]:
     "The fitted `combined` models in `sc.memo`, by dataset."
     return {k[1]: v for k, v in sc.memo.items() if isinstance(k, tuple) and len(k) == 2 and k[0] == "combined"
             and isinstance(v, CombinedModel)}
 
-def combined_model_table(sc:Scorers)->pd.DataFrame:
+def combined_model_table(sc:SignalModels)->pd.DataFrame:
     "Per (dataset, feature): coefficient (all data), mean and sd over the fold models, and the training data named."
     rows = []
     for ds, m in sorted(combined_models(sc).items()):
@@ -289,7 +289,7 @@ def permuted_aurocs(m:CombinedModel,  # the model fitted with the real labels
 
 # %% ../../nbs/68_combined.ipynb #3033532f
 def permuted_control(chains:Sequence[Chain],  # labelled chains of any datasets
-                     sc:Scorers,  # models of the feature signals
+                     sc:SignalModels,  # models of the feature signals
                      n_perm:int=20,  # label permutations
                      k:int=COMBINED_K,  # folds
                      seed:int=COMBINED_SEED,  # fold seed (the permutations use seed + 1 ...)

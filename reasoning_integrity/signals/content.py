@@ -13,7 +13,7 @@ __all__ = ['chain_checks', 'chain_support']
 
 # %% ../../nbs/66_content_signals.ipynb #007f2d58
 def _per_chain(sc, what:str, key, make):
-    "`make()` once per chain and purpose, in the run's `Scorers.memo`."
+    "`make()` once per chain and purpose, in the run's `SignalModels.memo`."
     memo = sc.memo.setdefault(("content", what), {})
     if key not in memo: memo[key] = make()
     return memo[key]

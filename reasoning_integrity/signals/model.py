@@ -9,19 +9,19 @@ from typing import Sequence
 import numpy as np
 from .chains import Chain
 from ..core.text import ParseProblem
-from .registry import signal, Scorers, _ProgressNLI
+from .registry import signal, SignalModels, _ProgressNLI
 from ..lines.long_cot.section_scorers import NLIContradictionScorer
 
 # %% auto #0
 __all__ = ['QUESTION_CHARS', 'step_support', 'surprise_prompt', 'step_surprisal', 'surprise_request', 'lm_surprise']
 
 # %% ../../nbs/67_model_signals.ipynb #7cbac8dc
-def _support_scorer(sc:Scorers)->NLIContradictionScorer:
+def _support_scorer(sc:SignalModels)->NLIContradictionScorer:
     "The pair builder of `nli_contradiction`, with the same NLI model, window and character cut."
     return NLIContradictionScorer(_ProgressNLI(sc.nli, sc), window=sc.nli_window, max_chars=sc.max_chars)
 
 def step_support(chains:Sequence[Chain],  # chains (a question gives step 0 its premise; without one step 0 is NaN)
-                 sc:Scorers,  # `nli` is called; `nli_window`, `max_chars`, `max_pairs` as for `nli_contradiction`
+                 sc:SignalModels,  # `nli` is called; `nli_window`, `max_chars`, `max_pairs` as for `nli_contradiction`
                 )->list[np.ndarray]:
     "Per chain, max P(entailment) of each step by its premises (the question for step 0, the `nli_window` steps before otherwise)."
     s = _support_scorer(sc)
@@ -97,7 +97,7 @@ def surprise_request(chain:Chain,  # a chain
                    temperature=0.0, seed=0, prompt_logprobs=True)
 
 def lm_surprise(chains:Sequence[Chain],  # chains
-                sc:Scorers,  # `llm` is called (a `models.llm.LLM`)
+                sc:SignalModels,  # `llm` is called (a `models.llm.LLM`)
                )->list[tuple[np.ndarray, np.ndarray]]:
     "(mean, max) token surprisal in nats of every step of every chain, one prompt-scoring call per chain (memoised in `sc.memo`)."
     reqs = [surprise_request(c) for c in chains]

@@ -15,7 +15,7 @@ from ..core.registry import Registry
 
 # %% auto #0
 __all__ = ['SIGNALS', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS', 'ALIGNMENT_SIGNALS', 'Signal', 'signal', 'PairCapWarning',
-           'Scorers', 'spread', 'stratified', 'limit_for', 'compute_signals', 'orient', 'signal_table',
+           'SignalModels', 'spread', 'stratified', 'limit_for', 'compute_signals', 'orient', 'signal_table',
            'values_by_chain']
 
 # %% ../../nbs/63_signals.ipynb #e3ec8ce8
@@ -23,11 +23,11 @@ __all__ = ['SIGNALS', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS', 'ALIGNMENT_SIGN
 class Signal:
     "A registered signal: what it computes, on what, and which direction means 'wrong'."
     name: str  # registry key, the `signal` column of every table
-    fn: Callable  # (chains, scorers) -> one value (chain level) or one array of step values (step level) per chain
+    fn: Callable  # (chains, models) -> one value (chain level) or one array of step values (step level) per chain
     level: str  # "step" or "chain"
     higher: str = "wrong"  # "wrong": higher = more likely wrong; "right": higher = more likely right
     needs: tuple = ()  # chain fields it needs: "question", "reference", "states", "step_ok"
-    models: tuple = ()  # scorers it calls: "nli", "emb", "llm"
+    models: tuple = ()  # models it calls: "nli", "emb", "llm"
     reduce: str = "max"  # step → chain value: "max", "mean", "sum"
     family: str = "user"  # "baseline", "trajectory", "alignment", "long_cot", "ptp", or "user"
     description: str = ""  # one line, for tables and docs
@@ -51,11 +51,11 @@ def signal(name:str,  # registry key
            level:str,  # "step" or "chain"
            higher:str="wrong",  # "wrong" or "right"
            needs:Sequence[str]=(),  # chain fields needed
-           models:Sequence[str]=(),  # scorers called
+           models:Sequence[str]=(),  # models called
            reduce:str="max",  # step → chain reduction
            family:str="user",  # which line of work (or "user")
            description:str="",  # one line
-           batched:bool=True,  # False: `fn(chain, scorers)` per chain
+           batched:bool=True,  # False: `fn(chain, models)` per chain
           )->Callable:
     "Register a signal function under `name` (replacing one of the same name)."
     if level not in ("step", "chain"): raise ValueError(f"level must be 'step' or 'chain', not {level!r}")
@@ -69,16 +69,16 @@ def signal(name:str,  # registry key
     return deco
 
 # %% ../../nbs/63_signals.ipynb #9c0959cc
-MAX_PAIRS = 10_000  # default `Scorers.max_pairs`: 35x the most any experiment asks for (286), ~40 s of the NLI model here
-PROGRESS_PAIRS = 1_000  # default `Scorers.progress_pairs`: ~4 s of the NLI model here
+MAX_PAIRS = 10_000  # default `SignalModels.max_pairs`: 35x the most any experiment asks for (286), ~40 s of the NLI model here
+PROGRESS_PAIRS = 1_000  # default `SignalModels.progress_pairs`: ~4 s of the NLI model here
 
 class PairCapWarning(UserWarning):
-    "A pairwise signal left a chain unscored (NaN): it needs more NLI pairs than `Scorers.max_pairs`."
+    "A pairwise signal left a chain unscored (NaN): it needs more NLI pairs than `SignalModels.max_pairs`."
 
 @dataclass
-class Scorers:
+class SignalModels:
     "The models signals call, and their options."
-    nli: Any = None  # `predict(premises, hypotheses, progress=False) -> (n, 3)` (e.g. `models.nli.NLIScorer`, `ScriptedNLI`)
+    nli: Any = None  # `predict(premises, hypotheses, progress=False) -> (n, 3)` (e.g. `models.nli.NLIModel`, `ScriptedNLI`)
     emb: Any = None  # `emb(texts) -> (n, d)` (e.g. `models.embed.Embedder`)
     llm: Any = None  # `models.llm.LLM` for the judge
     tau: float = 0.5  # thematic-shift threshold (Eq. 8)
@@ -179,11 +179,11 @@ def _belief_delta(chains, sc):
 
 # %% ../../nbs/63_signals.ipynb #cf9f382e
 def _bar(sc, n:int)->dict:
-    "`predict`'s keyword for a call of `n` pairs: `progress=True` past `progress_pairs` (none otherwise, so `predict(p, h)` scorers work)."
+    "`predict`'s keyword for a call of `n` pairs: `progress=True` past `progress_pairs` (none otherwise, so `predict(p, h)` models work)."
     return {"progress": True} if sc.progress(n) else {}
 
 class _ProgressNLI:
-    "An NLI scorer whose calls show a progress bar past `Scorers.progress_pairs` pairs."
+    "An NLI model whose calls show a progress bar past `SignalModels.progress_pairs` pairs."
     def __init__(self, nli, sc): self.nli, self.sc, self.LABELS = nli, sc, getattr(nli, "LABELS", ("entailment", "neutral", "contradiction"))
     def predict(self, premises, hypotheses): return self.nli.predict(premises, hypotheses, **_bar(self.sc, len(premises)))
     def describe(self): return self.nli.describe() if hasattr(self.nli, "describe") else {"nli": repr(self.nli)}
@@ -348,13 +348,13 @@ def limit_for(limits:dict|None,  # signal -> int, or signal -> {dataset: int, "*
 # %% ../../nbs/63_signals.ipynb #3a7ef932
 def compute_signals(chains:Sequence[Chain],  # chains from any datasets
                     names:Sequence[str]|None=None,  # signals to compute (default: all registered)
-                    scorers:Scorers|None=None,  # the models signals may call
+                    models:SignalModels|None=None,  # the models signals may call
                     limits:dict|None=None,  # signal -> at most this many chains per dataset (an int, or {dataset: int, "*": default})
                     progress:bool=False,  # a progress bar over signals
                    )->tuple[pd.DataFrame, pd.DataFrame]:
     "Long table (chain_id, dataset, signal, level, step, value) and coverage (signal, dataset, n_chains, n_scored, skipped)."
     from tqdm.auto import tqdm
-    sc = scorers or Scorers()
+    sc = models or SignalModels()
     names = list(names or SIGNALS)
     unknown = [n for n in names if n not in SIGNALS]
     if unknown: raise KeyError(f"unknown signals {unknown}; registered: {sorted(SIGNALS)}")

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from ..core.text import problems_frame
 from .chains import Chain, perturbation_set
-from .registry import SIGNALS, Scorers, spread
+from .registry import SIGNALS, SignalModels, spread
 from reasoning_integrity.signals.validity import (TASKS, signal_validity, matched_minus_shuffled, step_labels, chain_label,
     published_processbench_f1)
 from ..lines.alignment.score import entailment_cost
@@ -87,13 +87,13 @@ def mark_model_rows(val:pd.DataFrame,  # validity rows (signal, detail, ...)
 def label_validity(values:pd.DataFrame,  # `compute_signals` output
                    chains:Sequence[Chain],  # the labelled chains it scored
                    by_depth:dict,  # `validity_sets(...)["scienceqa_by_depth"]`: depth -> ScienceQA chains
-                   scorers:Scorers,  # the models (NLI and embedder for matched-minus-shuffled)
+                   models:SignalModels,  # the models (NLI and embedder for matched-minus-shuffled)
                    llm:str,  # the LLM backend (for the caveats)
                    n_boot:int=2000,  # bootstrap resamples
                   )->pd.DataFrame:
     "`signal_validity` rows, then matched-minus-shuffled rows per ScienceQA depth, model rows marked."
     val = signal_validity(values, chains, n_boot=n_boot)
-    mms = pd.concat([matched_minus_shuffled(cs, None, scorers, f"scienceqa/{d}-hop", n_boot)
+    mms = pd.concat([matched_minus_shuffled(cs, None, models, f"scienceqa/{d}-hop", n_boot)
                      for d, cs in by_depth.items()], ignore_index=True)
     return mark_model_rows(pd.concat([val, mms], ignore_index=True), llm)
 
@@ -176,7 +176,7 @@ def model_notes(val:pd.DataFrame,  # the validity table
                 coverage:pd.DataFrame,  # `compute_signals` coverage (signal, dataset, n_scored, n_chains)
                 llm:str,  # the LLM backend
                 has_model:bool,  # whether an LLM ran (llm != "none")
-                memo:dict,  # the scorers' memo (`Scorers.memo`): ("problems", signal) -> parse / backend problems
+                memo:dict,  # the models' memo (`SignalModels.memo`): ("problems", signal) -> parse / backend problems
                 surprise:Sequence[str]=SURPRISE,  # the LM-surprise signals
                )->list[str]:
     "The LLM judge's sample and caveat, the LM-surprise sample and backend errors, and the judge's parse problems."
@@ -198,10 +198,10 @@ def model_notes(val:pd.DataFrame,  # the validity table
                                                                               if len(pf) else "none") + ".")
     return notes
 
-def run_notes(nli_summary:str|None,  # `NLIScorer.describe()["summary"]`
+def run_notes(nli_summary:str|None,  # `NLIModel.describe()["summary"]`
               nli_forward:int,  # NLI forward passes this run made
              )->list[str]:
-    "The NLI scorer and its work this run, and the caveats on the DeltaBench sample and the ScienceQA chains."
+    "The NLI model and its work this run, and the caveats on the DeltaBench sample and the ScienceQA chains."
     return [f"NLI scorer: {nli_summary}; NLI forward passes this run: {nli_forward} (0 on a warm re-run).",
             "DeltaBench: only a 10-record sample is available offline; its rows show what a signal does on real long "
             "chains, with intervals too wide to rank signals.",
@@ -235,7 +235,7 @@ def chain_key(c:Chain)->tuple:
     "The key the alignment signals memoise a chain under: (id, steps, reference)."
     return (c.id, tuple(c.steps), tuple(c.reference or ()))
 
-def alignment_frames(memo:dict,  # `Scorers.memo` after every signal ran
+def alignment_frames(memo:dict,  # `SignalModels.memo` after every signal ran
                     )->dict:
     "chain key -> (alignment frame, row) of the first frame that scored it."
     frames = {}

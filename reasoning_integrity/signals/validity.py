@@ -15,7 +15,7 @@ from .metrics import (auroc_ci, within_auroc, first_error_predictions, tune_thre
                                                   grouped_folds, normal_scores, _oof_logit, incremental_auroc,
                                                   min_detectable_auroc_diff, holm_sidak, holm_sidak_levels,
                                                   bootstrap_lower_bound, split_half_f1, length_adjusted_change)
-from .registry import SIGNALS, REDUCERS, Scorers, compute_signals, orient, spread, limit_for
+from .registry import SIGNALS, REDUCERS, SignalModels, compute_signals, orient, spread, limit_for
 
 # %% auto #0
 __all__ = ['TASKS', 'BASELINES', 'INCREMENTAL_COLUMNS', 'VALIDITY_COLUMNS', 'PUBLISHED_PROCESSBENCH', 'PERTURBATION_COLUMNS',
@@ -94,7 +94,7 @@ def length_position(chains:Sequence[Chain],  # chains
                    )->dict[str, tuple[np.ndarray, np.ndarray]]:
     "Per chain id, the registered `length` and `position` signals' step values (characters, i/n)."
     L, P = SIGNALS["length"], SIGNALS["position"]
-    ls, ps = L.fn(list(chains), Scorers()), P.fn(list(chains), Scorers())
+    ls, ps = L.fn(list(chains), SignalModels()), P.fn(list(chains), SignalModels())
     return {c.id: (np.asarray(l, dtype=float), np.asarray(q, dtype=float)) for c, l, q in zip(chains, ls, ps)}
 
 _INCREMENTAL: dict = {}
@@ -284,7 +284,7 @@ def shifted_references(chains:Sequence[Chain],  # chains with references
 
 def matched_minus_shuffled(chains:Sequence[Chain],  # chains with references (one dataset and depth)
                            names:Sequence[str]|None=None,  # signals (default: every registered one that needs a reference)
-                           scorers:Scorers|None=None,  # models
+                           models:SignalModels|None=None,  # models
                            label:str="",  # dataset label for the table
                            n_boot:int=2000,  # bootstrap resamples
                           )->pd.DataFrame:
@@ -292,7 +292,7 @@ def matched_minus_shuffled(chains:Sequence[Chain],  # chains with references (on
     names = [n for n in (names or SIGNALS) if "reference" in SIGNALS[n].needs]
     chains = [c for c in chains if c.reference]
     sh = shifted_references(chains)
-    V, _ = compute_signals(list(chains) + sh, names, scorers)
+    V, _ = compute_signals(list(chains) + sh, names, models)
     V = V[V.level == "chain"].set_index(["signal", "chain_id"]).value
     rows = []
     for n in names:
@@ -314,7 +314,7 @@ def chain_size(chain:Chain)->tuple[float, float, float]:
 
 def perturbation_sensitivity(chains:Sequence[Chain],  # sound chains to break (first_error == -1 or a right answer)
                              names:Sequence[str]|None=None,  # signals (default: all)
-                             scorers:Scorers|None=None,  # models
+                             models:SignalModels|None=None,  # models
                              ops:Sequence[str]|None=None,  # operators (default: all of `chains.CHAIN_OPERATORS`)
                              seed:int=0,  # perturbation seed
                              n_boot:int=2000,  # bootstrap resamples
@@ -332,7 +332,7 @@ def perturbation_sensitivity(chains:Sequence[Chain],  # sound chains to break (f
         keep = {c.id for ds in {c.dataset for c in chains}
                 for c in spread([c for c in chains if c.dataset == ds], limit_for(limits, ns[0], ds))}
         sub = [c for c in chains if c.id in keep] + [p for o, p in pairs if o.id in keep]
-        Vs.append(compute_signals(sub, ns, scorers)[0])
+        Vs.append(compute_signals(sub, ns, models)[0])
     V = pd.concat(Vs, ignore_index=True)
     ch = V[V.level == "chain"].drop_duplicates(["signal", "chain_id"])
     val = dict(zip(zip(ch.signal, ch.chain_id), ch.value.to_numpy(float)))   # (signal, chain id) -> chain value
@@ -617,7 +617,7 @@ class ValidityReport:
 # %% ../../nbs/64_validity.ipynb #f63947d1
 def validate_signal(names:str|Sequence[str],  # registered signal(s) to validate
                     profile:str="quick",  # sizes: a key of `PROFILES`
-                    scorers:Scorers|None=None,  # models the signals need
+                    models:SignalModels|None=None,  # models the signals need
                     datasets:Sequence[str]|None=None,  # restrict to these datasets (default: all)
                     n_boot:int=1000,  # bootstrap resamples
                     baselines:Sequence[str]=BASELINES,  # compared against
@@ -631,14 +631,14 @@ def validate_signal(names:str|Sequence[str],  # registered signal(s) to validate
     lab = {k: v for k, v in sets["labelled"].items() if datasets is None or k in datasets}
     chains = [c for cs in lab.values() for c in cs]
     sigs = list(dict.fromkeys([*names, *baselines]))
-    V, cov = compute_signals(chains, sigs, scorers)
+    V, cov = compute_signals(chains, sigs, models)
     val = signal_validity(V, chains, n_boot=n_boot)
     ref = [n for n in names if "reference" in SIGNALS[n].needs]
     if ref and (datasets is None or "scienceqa" in datasets):
-        val = pd.concat([val] + [matched_minus_shuffled(cs, ref, scorers, f"scienceqa/{d}-hop", n_boot)
+        val = pd.concat([val] + [matched_minus_shuffled(cs, ref, models, f"scienceqa/{d}-hop", n_boot)
                                  for d, cs in sets["scienceqa_by_depth"].items()], ignore_index=True)
     sound = [c for c in sets["sound"] if datasets is None or c.dataset in datasets]
-    pt = perturbation_sensitivity(sound, sigs, scorers, n_boot=n_boot)[0] if perturb and sound else \
+    pt = perturbation_sensitivity(sound, sigs, models, n_boot=n_boot)[0] if perturb and sound else \
         pd.DataFrame(columns=PERTURBATION_COLUMNS)
     cmp_ = baseline_comparison(V, chains, n_boot=n_boot, baselines=baselines)
     return ValidityReport(val, pt, cmp_, cov, validity_notes(cmp_, pt))

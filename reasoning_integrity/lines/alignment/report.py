@@ -150,7 +150,7 @@ def variant_table(S:pd.DataFrame,  # `ChainScorer.score` of the items against th
     return pd.DataFrame(rows)
 
 # %% ../../../nbs/43_alignment_report.ipynb #17f8b5c9
-def score_sets(nli:Any,  # NLI scorer
+def score_sets(nli:Any,  # NLI model
                emb:Any,  # embedder
                items:pd.DataFrame,  # `gpt3_items` (steps, chain, depth)
                items_t:pd.DataFrame,  # `truncate_items` (steps, chain, question)
@@ -184,13 +184,13 @@ def error_regression(E:pd.DataFrame,  # one row per chain: alignment_score and t
 
 # %% ../../../nbs/43_alignment_report.ipynb #01a0ae37
 def nli_comparison(common:pd.DataFrame,  # the chains: reference `steps` and model `chain` (and `pid`)
-                   scorers:dict,  # name -> NLI scorer (`predict`); the first is the one the others are compared with
+                   nli_models:dict,  # name -> NLI model (`predict`); the first is the one the others are compared with
                    emb:Any,  # the embedder
                    n_boot:int=1000,  # bootstrap resamples
                   )->tuple[pd.DataFrame, dict]:
     "`(table, scores)`: one row per scorer, and name -> {pid: paper score} for the per-item records."
     base = None; rows = []; cmp_scores = {}
-    for name, sc in scorers.items():
+    for name, sc in nli_models.items():
         out = ChainScorer(sc, emb, policies=("all_valid",)).score(common.steps.tolist(), common.chain.tolist())
         v = out.score_all_valid.to_numpy()
         cmp_scores[name] = dict(zip(common.pid, v))
@@ -210,7 +210,7 @@ def matched_vs_shuffled(items:pd.DataFrame,  # the items (pid, depth, steps, cha
                         S:pd.DataFrame,  # `ChainScorer.score` of the items (content-aware columns)
                         St:pd.DataFrame,  # `ChainScorer.score` of the truncated items, `all_valid` (H_ref, H_all_valid)
                         depths:Sequence[int],  # the depths
-                        nli:Any,  # NLI scorer for the shifted content-aware scores
+                        nli:Any,  # NLI model for the shifted content-aware scores
                         emb:Any,  # embedder
                         paired:Callable,  # (a, b, n_boot) -> dict(value, ci_low, ci_high, n), e.g. `signals.metrics.paired_ci`
                         n_boot:int=1000,  # bootstrap resamples
@@ -243,7 +243,7 @@ PERTURBATION_VARIANTS = ["paper ref||model kl", "paper model||ref kl", "paper re
                          "dtw_emb", "dtw_hybrid", "position_cos"]  # the variants of the perturbation table
 
 def perturbation_scores(chains:Sequence[Any],  # `signals.chains.Chain`s (id, steps, reference): originals and perturbed
-                        nli:Any,  # NLI scorer
+                        nli:Any,  # NLI model
                         emb:Any,  # embedder
                        )->pd.DataFrame:
     "`ChainScorer.score` (`all_valid`) of every chain, indexed by chain id, with a column per `PERTURBATION_VARIANTS` entry."
@@ -277,7 +277,7 @@ def perturbation_table(pairs:Sequence[tuple],  # (original, perturbed) chains; p
     return pd.DataFrame(rows)
 
 def blind_spots(pairs:Sequence[tuple],  # (original, perturbed) chains; meta["perturbation"] has op, before, after
-                nli:Any,  # NLI scorer
+                nli:Any,  # NLI model
                 emb:Any,  # embedder
                 n_boot:int=1000,  # bootstrap resamples
                 operators:Sequence[str]=("negate_statement", "shuffle_words"),  # the operators asked about
@@ -413,7 +413,7 @@ def item_records(items:pd.DataFrame,  # the items (pid, depth, steps, chain, cor
                  gpt3:pd.DataFrame,  # GPT-3's rows by pid: pred, output
                  ex_kind:str,  # label of the exemplar reference
                  shifted:dict,  # `matched_vs_shuffled`'s scores against the shifted reference
-                 cmp_scores:dict,  # `nli_comparison`'s per-chain scores of each NLI scorer
+                 cmp_scores:dict,  # `nli_comparison`'s per-chain scores of each NLI model
                 )->list[dict]:
     "The `items` records of `alignment_logged`: one per scored problem × depth."
     Pr, Gt, L = problems, gpt3, LETTERS_
@@ -568,8 +568,8 @@ def live_records(C:pd.DataFrame,  # every chain of `run_chains` (greedy and samp
     return records
 
 # %% ../../../nbs/43_alignment_report.ipynb #6d427ff0
-def run_notes(nli_info:dict,  # `NLIScorer.describe()`
-              nli_stats:dict,  # `NLIScorer.stats()` at the end of the run
+def run_notes(nli_info:dict,  # `NLIModel.describe()`
+              nli_stats:dict,  # `NLIModel.stats()` at the end of the run
               n_fwd:int,  # forward passes of the run (default + untrained scorers)
               n_unparsed:int,  # GPT-3 outputs without a chain
               n_text_only:int,  # text-only test outputs
@@ -578,7 +578,7 @@ def run_notes(nli_info:dict,  # `NLIScorer.describe()`
               have_shots:Sequence[str],  # those in our problems file
               exemplar:dict,  # depth -> (pid, steps)
              )->list[str]:
-    "The notes of `alignment_logged` about the run itself: NLI scorer and usage, unparsed outputs, the single reference."
+    "The notes of `alignment_logged` about the run itself: NLI model and usage, unparsed outputs, the single reference."
     return [f"NLI scorer: {nli_info.get('name') or nli_info['model']} (base {nli_info.get('base_model')}); held-out accuracy "
             f"{nli_info.get('heldout_accuracy')}. It differs from the paper's RoBERTa-large-MNLI; see nli_comparison.",
             f"NLI usage this run: {nli_stats}; forward passes (default + untrained scorers): {n_fwd} (0 on a warm re-run).",

@@ -16,7 +16,7 @@ from ...core.stats import estimate_ci
 __all__ = ['NLI_LABELS', 'ENT', 'NEU', 'CON', 'EPS', 'NORMS', 'POLICIES', 'ERRORS', 'PAPER_MODELS', 'PAPER_TABLE2',
            'PAPER_TABLE3', 'PAPER_TABLE5', 'SCOS_MODES', 'semantic_entropy', 'entropy_pairs', 'entropy_matrix',
            'normalise_entropies', 'generalised_kl', 'ssd', 'alignment_score', 'dtw_matches', 'model_pairs',
-           'align_chain', 'coverage_score', 'dtw_alignment', 'embedding_cost', 'entailment_cost', 'hybrid_cost',
+           'align_chain', 'coverage_score', 'dtw_alignment_score', 'embedding_cost', 'entailment_cost', 'hybrid_cost',
            'normalise_step', 'logical_disconnection', 'causal_reversal', 'thematic_shift', 'redundant_reasoning',
            'chain_errors', 'error_rates', 'decompose', 'paper_table5_refit', 'ts_score', 'scos_select', 'sc_cot_select',
            'rel_change_pct']
@@ -183,7 +183,7 @@ def coverage_score(E_mr:np.ndarray,  # (m, n) P(entailment), premise = model sta
     R, P = float(E_mr.max(0).mean()), float(E_rm.max(0).mean())
     return dict(recall=R, precision=P, score=100 * (2 * P * R / (P + R) if P + R > 0 else 0.0))
 
-def dtw_alignment(cost:np.ndarray,  # (n, m) cost in [0, 1] between reference statement i and model statement k
+def dtw_alignment_score(cost:np.ndarray,  # (n, m) cost in [0, 1] between reference statement i and model statement k
                   align:Callable|None=None,  # cost matrix -> [(i, k)] path; default `lines.trajectory.divergence.align_dtw`
                  )->float:
     "100 × (1 − mean cost along the DTW path): ∈ [0, 100] for costs in [0, 1]."

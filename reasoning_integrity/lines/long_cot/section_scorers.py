@@ -178,7 +178,7 @@ class LLMJudgeScorer(SectionScorer):
 class NLIContradictionScorer(SectionScorer):
     "1 − the largest contradiction probability of a section against the `window` sections before it."
     name = "nli_contradiction"
-    def __init__(self, nli,  # `models.nli.NLIScorer` or anything with `.predict(premises, hypotheses) -> (n, 3)`
+    def __init__(self, nli,  # `models.nli.NLIModel` or anything with `.predict(premises, hypotheses) -> (n, 3)`
                  window:int=2,  # how many preceding sections are premises
                  max_chars:int=600,  # characters of each text given to the NLI model
                 ):

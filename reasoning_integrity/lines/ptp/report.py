@@ -10,6 +10,7 @@ from .traces import (ParsedTrace, Step, parse_trace, read_program, check_steps, 
                                                   is_correct, trace_entropy, read_args, ValueReadError)
 from .logs import LogExample, PTPLog, resolve_annotations
 from .stats import correlation, paper_phat
+from ...core.text import cut
 
 # %% auto #0
 __all__ = ['RAW_CAP', 'PAPER_T4', 'PAPER_T5', 'PAPER_N', 'PAPER_T6', 'T4_COLS', 'MATCH_LOG_COLS', 'MT_METHODS', 'cap',
@@ -27,7 +28,7 @@ def cap(s, # a text (anything else is returned as it is)
         n:int=RAW_CAP, # characters kept
        ):
     "`s` cut to `n` characters, the cut said at the end."
-    return s if not isinstance(s, str) or len(s) <= n else s[:n] + f"… [{len(s) - n} more characters]"
+    return cut(s, n) if isinstance(s, str) else s
 
 def problem_lines(pt:ParsedTrace, # a parsed trace
                  )->list[str]:
