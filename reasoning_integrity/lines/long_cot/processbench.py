@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 import pandas as pd
 from ...core.text import ParseProblem
 
 # %% auto #0
-__all__ = ['PROCESSBENCH_SUBSETS', 'PBSample', 'pb_record', 'load_processbench']
+__all__ = ['PROCESSBENCH_SUBSETS', 'PBSample', 'pb_record', 'balanced_first', 'load_processbench']
 
 # %% ../../../nbs/51_processbench.ipynb #3696892d
 PROCESSBENCH_SUBSETS = ("gsm8k", "math", "olympiadbench", "omnimath")
@@ -52,6 +52,12 @@ def pb_record(rec:Any,  # one decoded ProcessBench record
                     rec.get("final_answer_correct")), P
 
 # %% ../../../nbs/51_processbench.ipynb #f9d727bf
+def balanced_first(samples:Sequence[PBSample], # solutions, in file order
+                   k:int, # solutions wanted
+                  )->list[PBSample]:
+    "The first ⌈k/2⌉ erroneous solutions, then the first ⌊k/2⌋ correct ones (fewer when a kind runs out)."
+    return [x for x in samples if x.label != -1][:(k + 1) // 2] + [x for x in samples if x.label == -1][:k // 2]
+
 def load_processbench(subsets:tuple|list|str=PROCESSBENCH_SUBSETS,  # subset name(s)
                       n:int|None=None,  # solutions per subset (None: all)
                       root:str|Path|None=None,  # folder holding <subset>.json; None: `data_path("processbench/dataset/…")`
@@ -73,8 +79,8 @@ def load_processbench(subsets:tuple|list|str=PROCESSBENCH_SUBSETS,  # subset nam
             rows += [dict(subset=sub, record=i, kind=p.kind, message=p.message, kept=s is not None) for p in P]
             if s is not None: got.append(s)
         if n and balanced:
-            keep = {id(x) for x in [x for x in got if x.label != -1][:(n + 1) // 2] + [x for x in got if x.label == -1][:n // 2]}
-            got = [x for x in got if id(x) in keep]
+            keep = {id(x) for x in balanced_first(got, n)}
+            got = [x for x in got if id(x) in keep]   # in file order
         elif n: got = got[:n]
         out += got
     return out, pd.DataFrame(rows, columns=["subset", "record", "kind", "message", "kept"])

@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np, pandas as pd
 from ...core.text import cut
 from .deltabench import DeltaSample, length_bucket, LENGTH_LABELS
-from .processbench import PBSample, PROCESSBENCH_SUBSETS
+from .processbench import PBSample, PROCESSBENCH_SUBSETS, balanced_first
 from .metrics import delta_sample_scores, first_below, zscore_threshold, processbench_scores
 from .critic import critic_table, pb_critic_table
 from .section_scorers import delta_prm_table, pb_prm_table, pb_prm_samples
@@ -280,10 +280,9 @@ def pb_first(samples:Sequence[PBSample], # ProcessBench solutions
              subset:str, # one subset
              k:int, # solutions wanted; 0: all of the subset
             )->list[PBSample]:
-    "The first ⌈k/2⌉ erroneous and ⌊k/2⌋ correct solutions of `subset` in file order (all when k is 0)."
+    "`balanced_first` of `subset`: its first ⌈k/2⌉ erroneous, then its first ⌊k/2⌋ correct solutions (all, in file order, when k is 0)."
     xs = [x for x in samples if x.subset == subset]
-    if not k: return xs
-    return [x for x in xs if x.label != -1][:(k + 1) // 2] + [x for x in xs if x.label == -1][:k // 2]
+    return balanced_first(xs, k) if k else xs
 
 def pb_take(samples:Sequence[PBSample], # ProcessBench solutions
             k:int, # solutions per subset; 0: all
