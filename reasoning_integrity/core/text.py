@@ -76,10 +76,11 @@ def cap_text(text:str, # untrusted text
 # %% ../../nbs/00_text.ipynb #2a753f70
 def cut(s:Any, # a text (None is shown as an empty text)
         n:int, # characters kept
+        marker:str="… [{more} more characters]", # appended when anything was cut: {n} kept, {total} characters, {more} cut
        )->str:
-    "`s` cut to its first `n` characters, followed by `… [k more characters]` when anything was cut."
+    "`s` cut to its first `n` characters, followed by `marker` when anything was cut."
     s = s or ""
-    return s if len(s) <= n else s[:n] + f"… [{len(s) - n} more characters]"
+    return s if len(s) <= n else s[:n] + marker.format(n=n, total=len(s), more=len(s) - n)
 
 # %% ../../nbs/00_text.ipynb #8fcdd9ac
 from .registry import Registry

@@ -8,7 +8,7 @@ import json
 from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
-from ..core.text import problems_frame
+from ..core.text import problems_frame, cut
 from .chains import Chain, perturbation_set
 from .registry import SIGNALS, SignalModels, spread
 from reasoning_integrity.signals.validity import (TASKS, signal_validity, matched_minus_shuffled, step_labels, chain_label,
@@ -216,7 +216,7 @@ def cut_text(t:Any,  # a text (or None)
              n:int,  # characters kept
             )->Any:
     "`t` when it is None or at most n characters, else its first n and how long it was."
-    return t if t is None or len(str(t)) <= n else f"{str(t)[:n]} … [cut: {len(str(t))} characters]"
+    return t if t is None or len(str(t)) <= n else cut(str(t), n, " … [cut: {total} characters]")
 
 def step_label(c:Chain,  # a chain
                ds:str,  # its dataset (the `TASKS` key)

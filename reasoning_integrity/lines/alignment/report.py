@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 from ...core.stats import estimate_ci
+from ...core.text import cut
 from .score import POLICIES, ERRORS, ENT, alignment_score, decompose, entailment_cost, paper_table5_refit
 from .scienceqa import reference_chains
 from .scos import ChainScorer
@@ -318,7 +319,7 @@ def item_table(items:pd.DataFrame,  # the items (pid, depth, steps, chain, corre
 RAW_CAP = 4000   # characters of raw model text (output, prompt) kept per record
 LETTERS_ = "ABCDE"
 
-def _cap(t): t = str(t or ""); return t if len(t) <= RAW_CAP else t[:RAW_CAP] + f"\n… [cut: first {RAW_CAP} of {len(t)} characters]"
+def _cap(t): return cut(str(t or ""), RAW_CAP, "\n… [cut: first {n} of {total} characters]")
 def _labels(prefix, steps, start=0, text=True): return [f"{prefix}{start + i}" + (f" {s}" if text else "") for i, s in enumerate(steps)]
 def _r4(v): return np.round(np.asarray(v, dtype=float), 4)   # matrices and step signals at 4 decimals (file size)
 def _upper(H):   # entropy matrix with the unscored cells (diagonal, lower triangle) as missing
