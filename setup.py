@@ -38,6 +38,8 @@ setuptools.setup(
         "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],
         # inspect_ai loads this module to find the package's scorers: `inspect score LOG --scorer reasoning_integrity/integrity`
         "inspect_ai": [f"{cfg['lib_path']}={cfg['lib_path']}.inspect"],
+        # the modules that register components when imported (core.registry imports them on a name not yet known)
+        "reasoning_integrity.components": [f"{m}={cfg['lib_path']}.{m}" for m in cfg["component_modules"].split()],
     },
     zip_safe=False,
 )

@@ -4,23 +4,42 @@
 
 # %% ../../nbs/04_registry.ipynb #7e1d77ee
 from __future__ import annotations
-import inspect
+import inspect, warnings
+from importlib.metadata import entry_points
 from typing import Any, Callable
 import pandas as pd
 
 # %% auto #0
-__all__ = ['Registry', 'components']
+__all__ = ['PROVIDERS', 'PROVIDER_ERRORS', 'load_providers', 'Registry', 'components']
 
 # %% ../../nbs/04_registry.ipynb #75e1ac82
+PROVIDERS = "reasoning_integrity.components"   # entry-point group: modules that register components when imported
+PROVIDER_ERRORS: dict[str, str] = {}            # provider entry -> why it failed to import
+_LOADED: set[str] = set()                       # groups whose providers were imported (or are being imported)
+
+def load_providers(group:str=PROVIDERS, # an entry-point group; each entry names a module that registers components
+                  )->dict[str, str]:
+    "Import every module the installed packages declare under `group` (once per process); `{entry: error}` of failures."
+    if group in _LOADED: return {k: v for k, v in PROVIDER_ERRORS.items() if k.startswith(f"{group}:")}
+    _LOADED.add(group)   # first, so that a lookup made while a provider imports does not start a second round
+    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+        try: ep.load()
+        except Exception as e:
+            PROVIDER_ERRORS[f"{group}:{ep.name}"] = f"{type(e).__name__}: {e}"
+            warnings.warn(f"component provider {ep.name} ({ep.value}) failed to import: {type(e).__name__}: {e}")
+    return {k: v for k, v in PROVIDER_ERRORS.items() if k.startswith(f"{group}:")}
+
+# %% ../../nbs/04_registry.ipynb #39cf5d4d
 class Registry(dict):
     "Components of one kind by name: name -> object, class or factory, with metadata; a missing name lists the known ones."
     ALL: dict[str, "Registry"] = {}   # every registry, by kind (what `ri list --components` shows)
     def __init__(self, kind:str, # what the entries are, e.g. 'signal', 'llm_backend'
                  doc:str="", # one sentence: where they are used
                  entries:dict|None=None, # initial entries
+                 providers:str|None=PROVIDERS, # entry-point group imported on a name not yet known (None: none)
                 ):
         super().__init__(entries or {})
-        self.kind, self.doc, self.meta = kind, doc, {k: {} for k in (entries or {})}
+        self.kind, self.doc, self.meta, self.providers = kind, doc, {k: {} for k in (entries or {})}, providers
         Registry.ALL[kind] = self
     def register(self, name:str, # the name users select it by
                  obj:Any=None, # the component; omitted: return a decorator
@@ -32,7 +51,16 @@ class Registry(dict):
             return o
         return _add if obj is None else _add(obj)
     def __setitem__(self, name, obj): self.register(name, obj)
-    def __missing__(self, name): raise KeyError(f"unknown {self.kind} {name!r}; known: {', '.join(sorted(map(str, self)))}")
+    def __missing__(self, name):
+        if self.knows(name): return dict.__getitem__(self, name)
+        failed = load_providers(self.providers) if self.providers else {}
+        why = f"; providers that failed to import: {', '.join(f'{k} ({v})' for k, v in failed.items())}" if failed else ""
+        raise KeyError(f"unknown {self.kind} {name!r}; known: {', '.join(sorted(map(str, self)))}{why}")
+    def knows(self, name:str)->bool:
+        "Whether `name` is registered, after importing the providers once if it is not yet."
+        if not dict.__contains__(self, name) and self.providers and self.providers not in _LOADED:
+            load_providers(self.providers)
+        return dict.__contains__(self, name)
     def describe(self, name:str)->str:
         "One line about an entry: its `description` metadata, else its own (or its object's) docstring's first line."
         o = self[name]
@@ -46,9 +74,11 @@ class Registry(dict):
                      **{k: v for k, v in self.meta.get(n, {}).items() if k != "description"}) for n in self]
         return pd.DataFrame(rows, columns=None if rows else ["kind", "name", "description"])
 
-def components(kinds:list[str]|None=None, # registry kinds to list (None: all that are loaded)
+def components(kinds:list[str]|None=None, # registry kinds to list (None: all)
+               load:bool=True, # import the providers first, so that every installed component is listed
               )->pd.DataFrame:
-    "Every registered component of the registries created so far (import a module to create its registry)."
+    "Every registered component (of the registries created so far, when `load=False`)."
+    if load: load_providers()
     regs = [r for k, r in Registry.ALL.items() if kinds is None or k in kinds]
     return pd.concat([r.table()[["kind", "name", "description"]] for r in regs], ignore_index=True) if regs else \
         pd.DataFrame(columns=["kind", "name", "description"])

@@ -260,7 +260,7 @@ def make_backend(spec:str, # '<prefix>:<rest>', e.g. 'openai:gpt-4o-mini'
                 )->Backend:
     "The backend a spec string names."
     prefix, _, rest = spec.partition(":")
-    if prefix not in BACKENDS:
+    if not BACKENDS.knows(prefix):   # a backend registered outside models/ (noisy-oracle) is found through its provider
         raise ValueError(f"unknown backend {prefix!r} in spec {spec!r}; known: {sorted(BACKENDS)}")
     return BACKENDS[prefix](rest, **params)
 

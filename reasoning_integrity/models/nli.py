@@ -313,5 +313,5 @@ def get_nli(spec:str|Path|None=None, # a name in NLI_MODELS, a model folder or a
            ):
     "The NLI model a spec names: a registered name first, else `NLIModel(spec, **kw)`."
     if spec is None: spec = "default"
-    if isinstance(spec, str) and spec in NLI_MODELS: return NLI_MODELS[spec](**kw)
+    if isinstance(spec, str) and NLI_MODELS.knows(spec): return NLI_MODELS[spec](**kw)
     return NLIModel(spec, **kw)

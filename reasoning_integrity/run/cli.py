@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 # %% auto #0
-__all__ = ['COMPONENT_MODULES', 'parser', 'main']
+__all__ = ['parser', 'main']
 
 # %% ../../nbs/92_cli.ipynb #da7b4bea
 def _show(obj:Any, # what a library call returned
@@ -56,22 +56,16 @@ def _limit_text(lim)->str:
     if not lim: return "--limit: fixed size"
     return "--limit N over " + ", ".join(k if g == 1 else f"{k}×{_groups_text(g)}" for k, g in lim.items())
 
-# the modules whose import creates (or fills) a registry of `core.registry`
-COMPONENT_MODULES = ("core.text", "models.llm", "models.doubles", "models.nli", "lines.trajectory.divergence",
-                     "lines.trajectory.perturb", "lines.trajectory.oracle", "lines.trajectory.protocol", "lines.ptp.traces",
-                     "lines.ptp.protocol", "lines.alignment.scienceqa", "lines.alignment.scos", "lines.long_cot.critic",
-                     "lines.long_cot.section_scorers", "signals.registry", "signals.verify", "logs.readers", "logs.segment")
-
 def _list_components()->int:
     "`ri list --components`: every component selectable by name, by kind, one line each (100 columns)."
-    import importlib
-    from reasoning_integrity.core.registry import Registry
-    for m in COMPONENT_MODULES: importlib.import_module(f"reasoning_integrity.{m}")
+    from reasoning_integrity.core.registry import Registry, load_providers
+    failed = load_providers()   # the modules settings.ini's component_modules (and any plugin package) declare
+    for k, why in failed.items(): print(_wrap(f"provider {k.split(':', 1)[1]} failed to import: {why}"))
     for kind, reg in Registry.ALL.items():
         if not len(reg): continue
         print(); print(_wrap(f"{kind} ({len(reg)}): {reg.doc}" if reg.doc else f"{kind} ({len(reg)})"))
         for name in reg: print(_wrap(f"{name:<22} {reg.describe(name)}", indent=2))
-    return 0
+    return 1 if failed else 0
 
 # %% ../../nbs/92_cli.ipynb #92075f91
 def _cmd_list(a)->int:
