@@ -26,6 +26,7 @@ from reasoning_integrity.lines.long_cot.critic import (parse_section_list, parse
                                                   read_delta_answer, parse_pb_official, read_pb_answer)
 from reasoning_integrity.lines.alignment.scos import extract_chain, format_chain
 from reasoning_integrity.lines.trajectory.tasks import check_answer, answer_matches, rep_problems
+from reasoning_integrity.logs.readers import read_log, LogReadError
 
 HANG_S, KILL_S = 2.0, 30
 CANARY_DIR = os.path.join(tempfile.gettempdir(), "ri_fuzz_canary")   # a fixed name: the payloads are the same text in every run
@@ -180,6 +181,21 @@ _ANSWERS = [   # context: (BBH/PTP target, (REP gold, REP choices))
     lambda t, c: is_correct(t, c[0]), lambda t, c: is_correct(t, c[0], "project"),
     lambda t, c: check_answer(t, c[1][0], c[1][1] or None), lambda t, c: answer_matches(t, c[1][0], c[1][1] or None)]
 
+LOG_DIR = tempfile.mkdtemp(prefix="ri_fuzz_logs")
+
+def _log(t, _):
+    "The input as one line of a log (four shapes: the raw text, chat, lm-eval, generic JSONL), read by `read_log`."
+    ACTIVE[0] = False   # writing the log file is the harness's doing, not the reader's
+    k = len(t) % 4
+    line = (t if k == 0 else json.dumps({"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": t}]}) if k == 1
+            else json.dumps({"doc_id": 0, "doc": {"question": t[:50]}, "resps": [[t]], "filtered_resps": [t[-20:]]}) if k == 2
+            else json.dumps({"id": "x", "question": t[:80], "steps": t.split("\n")}))
+    p = os.path.join(LOG_DIR, "samples_t_2026-01-01T00-00-00.jsonl" if k == 2 else "log.jsonl")
+    with open(p, "wb") as f: f.write(line.encode("utf-8", "surrogatepass") + b"\n" + json.dumps({"id": "y", "chain": "ok"}).encode())
+    ACTIVE[0] = True
+    try: return read_log(p)
+    except LogReadError as e: return str(e)   # a refusal is an answer, not a crash
+
 PARSERS = [  # (name shown, family of real outputs, the calls made on each input: functions of (text, context))
     ("parse_trace + check_steps", "ptp", [_ptp]),
     ("parse_section_list", "critic", [lambda t, n: parse_section_list(t, n)]),
@@ -190,6 +206,7 @@ PARSERS = [  # (name shown, family of real outputs, the calls made on each input
     ("parse_trajectory", "traj", [lambda t, _: parse_trajectory(t)]),
     ("verify.check_step, number_support", "pb", [lambda t, n: check_step(t), lambda t, n: number_support(t[:5000], [t])]),
     ("answer extractors (10 calls: ptp, check_answer)", "answers", _ANSWERS),
+    ("log readers (read_log of a JSONL line: raw, chat, lm-eval, steps)", "chain", [_log]),
 ]
 
 def strings(x, depth=0):

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['MAX_CHARS', 'MAX_VALUES', 'MAX_STATES', 'LITERAL_BUDGET', 'MAX_ANSWER_CHARS', 'MAX_INT_DIGITS', 'ANSWER_EXTRACTORS',
-           'normalize_text', 'ParseProblem', 'problems_frame', 'clean_text', 'cap_text', 'cut', 'answer_extractor',
-           'extract_answer']
+__all__ = ['MAX_CHARS', 'MAX_VALUES', 'MAX_STATES', 'LITERAL_BUDGET', 'MAX_ANSWER_CHARS', 'MAX_INT_DIGITS', 'MAX_STEPS',
+           'MAX_STEP_CHARS', 'CHARS_PER_TOKEN', 'ANSWER_EXTRACTORS', 'normalize_text', 'ParseProblem', 'problems_frame',
+           'clean_text', 'cap_text', 'cap_steps', 'model_text', 'cut', 'answer_extractor', 'extract_answer']
 
 # %% ../../nbs/00_text.ipynb #bec029a6
 _WS = re.compile(r"\s+")
@@ -51,6 +51,9 @@ MAX_STATES = 2_000  # belief states read per output; further ones are counted in
 LITERAL_BUDGET = 200_000  # characters per output that the Python-literal fallback may read (it is ~50x slower than json)
 MAX_ANSWER_CHARS = 100_000  # an answer (a critic's verdict, a final answer) is read from at most this many characters
 MAX_INT_DIGITS = 9  # an index (section, step) read from model text has at most this many digits
+MAX_STEPS = 2_000  # steps kept per chain; the rest are counted in one problem
+MAX_STEP_CHARS = 20_000  # characters per step; longer ones are cut (and counted)
+CHARS_PER_TOKEN = 8  # a model reads at most (its token limit) × this many characters of a text (`model_text`)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -72,6 +75,45 @@ def cap_text(text:str, # untrusted text
             problems.append(ParseProblem(kind, f"input of {len(text):,} characters cut to {max_chars:,}"))
         text = text[:max_chars]
     return clean_text(text)
+
+# %% ../../nbs/00_text.ipynb #d7bf5145
+def cap_steps(steps, # the steps (any iterable; non-strings are converted with `str`)
+              problems:list|None=None, # where each cut is recorded as a `ParseProblem`
+              max_steps:int=MAX_STEPS, # steps kept
+              max_step_chars:int=MAX_STEP_CHARS, # characters kept per step
+              max_chars:int=MAX_CHARS, # characters kept over all the steps
+             )->list[str]:
+    "`steps` as at most `max_steps` clean strings of at most `max_step_chars` characters, `max_chars` in all."
+    probs = [] if problems is None else problems
+    it = iter(steps)
+    head = list(itertools.islice(it, max_steps + 1))
+    if len(head) > max_steps:
+        n = len(steps) if hasattr(steps, "__len__") else None
+        probs.append(ParseProblem("steps_truncated", f"{f'{n:,}' if n is not None else 'over ' + f'{max_steps:,}'} steps, "
+                                  f"kept the first {max_steps:,}"))
+        head = head[:max_steps]
+    out, total = [], 0
+    for k, s in enumerate(head):
+        if total >= max_chars:
+            probs.append(ParseProblem("chain_truncated", f"the steps hold over {max_chars:,} characters: "
+                                      f"{len(head) - k:,} steps from step {k} dropped", f"step {k}")); break
+        s, lim = s if isinstance(s, str) else str(s), min(max_step_chars, max_chars - total)
+        if len(s) > lim:
+            probs.append(ParseProblem("step_truncated" if lim == max_step_chars else "chain_truncated",
+                                      f"step {k} of {len(s):,} characters cut to {lim:,}", f"step {k}"))
+            s = s[:lim]
+        s = clean_text(s); out.append(s); total += len(s)
+    return out
+
+
+# %% ../../nbs/00_text.ipynb #4508e541
+def model_text(text:str, # a text a model will read
+               max_tokens:int, # the tokens the model reads of it (its truncation length)
+              )->str:
+    "`text` cut to `max_tokens × CHARS_PER_TOKEN` characters: what a tokenizer may see of it."
+    n = max(int(max_tokens), 1) * CHARS_PER_TOKEN
+    return text if len(text) <= n else text[:n]
+
 
 # %% ../../nbs/00_text.ipynb #2a753f70
 def cut(s:Any, # a text (None is shown as an empty text)

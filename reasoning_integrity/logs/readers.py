@@ -8,17 +8,19 @@ import csv, io, json, re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
-from ..core.text import ParseProblem, cap_text, clean_text
+from ..core.text import ParseProblem, cap_steps, cap_text, clean_text
 from ..core.registry import Registry
 
 # %% auto #0
-__all__ = ['MAX_LINE_CHARS', 'MAX_TEXT_CHARS', 'READERS', 'LogReadError', 'LogItem', 'Reader', 'reader', 'jsonl_records',
-           'read_lm_eval', 'read_chat', 'read_jsonl', 'read_csv', 'read_parquet', 'read_inspect', 'detect_format',
-           'read_log']
+__all__ = ['MAX_LINE_CHARS', 'MAX_TEXT_CHARS', 'MAX_MEMBER_BYTES', 'MAX_LOG_BYTES', 'READERS', 'LogReadError', 'LogItem',
+           'Reader', 'reader', 'jsonl_records', 'read_lm_eval', 'read_chat', 'read_jsonl', 'read_csv', 'read_parquet',
+           'archive_budget', 'read_inspect', 'detect_format', 'log_format', 'iter_log', 'read_log']
 
 # %% ../../nbs/81_readers.ipynb #d2aba5e7
 MAX_LINE_CHARS = 32_000_000  # a JSONL line longer than this is skipped (counted), never parsed
 MAX_TEXT_CHARS = 1_000_000  # a text field (input, chain, answer) is cut to this many characters (counted)
+MAX_MEMBER_BYTES = 128 * 2**20  # an archive member (.eval), a .json log or a Parquet column chunk inflating past this is refused
+MAX_LOG_BYTES = 2 * 2**30  # all the members of one archive, inflated, at most
 
 class LogReadError(ValueError):
     "A log file that cannot be read at all (its path and why)."
@@ -56,8 +58,15 @@ def reader(name:str, description:str, suffixes:tuple=())->Callable:
 def _text(v, problems, what="text")->str|None:
     "A text field of untrusted input as a capped string (None stays None)."
     if v is None: return None
-    if not isinstance(v, str): v = json.dumps(v, ensure_ascii=False, default=str) if isinstance(v, (dict, list)) else str(v)
-    return cap_text(v, MAX_TEXT_CHARS, problems, f"{what}_truncated")
+    return cap_text(_plain(v), MAX_TEXT_CHARS, problems, f"{what}_truncated")
+
+def _plain(v)->str:
+    "A value of untrusted input as text: strings as they are, lists and objects as JSON, anything else `str`."
+    if isinstance(v, str): return v
+    if isinstance(v, (dict, list)):
+        try: return json.dumps(v, ensure_ascii=False, default=str)
+        except (ValueError, RecursionError): return "[unreadable value]"
+    return str(v)
 
 def _verdict(v)->bool|None:
     "A per-sample score read as right / wrong: inspect's 'C'/'I', True/False, 1/0; anything else None."
@@ -81,6 +90,8 @@ def jsonl_records(path:str|Path,  # a JSON-lines file
             try: obj = json.loads(line)
             except ValueError as e:
                 problems.append(ParseProblem("invalid_json", f"line {i}: {str(e)[:80]}", f"line {i}")); continue
+            except RecursionError:
+                problems.append(ParseProblem("too_deep", f"line {i} nests deeper than Python's JSON parser goes: skipped", f"line {i}")); continue
             if not isinstance(obj, dict):
                 problems.append(ParseProblem("not_an_object", f"line {i} is a JSON {type(obj).__name__}, not an object", f"line {i}")); continue
             yield i, obj
@@ -156,10 +167,11 @@ def _record_item(r:dict, key, problems, columns, fmt, where)->LogItem|None:
     col = lambda f: next((r[c] for c in ((columns[f],) if f in columns else _FIELDS[f]) if c in r and r[c] is not None), None)
     steps = col("steps")
     if isinstance(steps, str):
-        try: steps = json.loads(steps)
-        except ValueError: steps = None
+        try: steps = json.loads(steps[:MAX_TEXT_CHARS + 1]) if len(steps) <= MAX_TEXT_CHARS else None
+        except (ValueError, RecursionError): steps = None
     if hasattr(steps, "tolist"): steps = steps.tolist()               # a parquet list column
-    steps = [_text(s, problems, "step") for s in steps] if isinstance(steps, list) and steps else None
+    # the one cap of every chain (at most MAX_STEPS steps, MAX_STEP_CHARS each), before any step is turned into text
+    steps = cap_steps((_plain(s) for s in steps), problems) if isinstance(steps, list) and steps else None
     chain = col("chain")
     if steps is None and (not isinstance(chain, str) or not chain.strip()):
         problems.append(ParseProblem("no_chain", f"{where}: no chain text and no steps", where)); return None
@@ -196,11 +208,85 @@ def read_parquet(path, problems, columns=None, **_)->Iterator[LogItem]:
     import pyarrow.parquet as pq
     try: f = pq.ParquetFile(path)
     except Exception as e: raise LogReadError(f"{path}: not a readable Parquet file ({type(e).__name__}: {str(e)[:120]})") from None
+    wanted = set((columns or {}).values()) | {c for v in _FIELDS.values() for c in v}
+    use = [n for n in f.schema_arrow.names if n in wanted]   # only the columns a reader uses are ever decoded
+    md = f.metadata
+    for g in range(md.num_row_groups):   # the byte budget, from the file's own sizes, before a value is decoded
+        rg = md.row_group(g)
+        for k in range(rg.num_columns):
+            cc = rg.column(k)
+            top = cc.path_in_schema.split(".")[0]
+            if top in use and cc.total_uncompressed_size > MAX_MEMBER_BYTES:
+                raise LogReadError(f"{path}: column {top!r} of row group {g} holds {cc.total_uncompressed_size:,} bytes "
+                                   f"uncompressed, over the budget of {MAX_MEMBER_BYTES:,} (readers.MAX_MEMBER_BYTES): not read; "
+                                   "write the file with smaller row groups, or raise the budget")
     j = 0
-    for batch in f.iter_batches(batch_size=1000):
+    for batch in f.iter_batches(batch_size=1000, columns=use):
         for r in batch.to_pylist():
             it = _record_item(r, j, problems, columns or {}, "parquet", f"row {j}"); j += 1
             if it is not None: yield it
+
+# %% ../../nbs/81_readers.ipynb #1b1cf3f2
+class _Window(io.RawIOBase):
+    "The `n` bytes of an open file from its current position, as a stream (a member's compressed data)."
+    def __init__(self, f, n): self.f, self.left = f, n
+    def readable(self): return True
+    def readinto(self, b):
+        k = self.f.readinto(memoryview(b)[:min(len(b), self.left)]) if self.left > 0 else 0
+        self.left -= k or 0
+        return k
+
+def _inflated_size(f, info, limit:int)->int:
+    "Bytes that archive member `info` inflates to, counted up to `limit` (+1 past it); `ValueError` if unreadable."
+    import struct, zlib
+    f.seek(info.header_offset)
+    head = f.read(30)
+    if len(head) < 30 or head[:4] != b"PK\x03\x04": raise ValueError("no local header where the directory says")
+    n_name, n_extra = struct.unpack("<HH", head[26:30])
+    f.seek(info.header_offset + 30 + n_name + n_extra)
+    raw, total, piece = _Window(f, info.compress_size), 0, 1 << 20
+    if info.compress_type == 0: return info.compress_size
+    if info.compress_type == 8:
+        d = zlib.decompressobj(-15)
+        while total <= limit and (chunk := raw.read(1 << 16)):
+            while chunk and total <= limit:
+                total += len(d.decompress(chunk, piece)); chunk = d.unconsumed_tail
+        return total
+    if info.compress_type == 93:
+        import zstandard
+        with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=False) as r:
+            while total <= limit and (out := r.read(piece)): total += len(out)
+        return total
+    raise ValueError(f"compression method {info.compress_type} (inspect_ai writes stored, deflate or zstd)")
+
+def archive_budget(path:str|Path, # a zip archive (an inspect_ai `.eval` log)
+                   max_member:int|None=None, # bytes one member may inflate to (None: `MAX_MEMBER_BYTES`)
+                   max_total:int|None=None, # bytes all the members may inflate to (None: `MAX_LOG_BYTES`)
+                  )->dict[str, int]:
+    "Inflated size of every member, each counted by inflating it; `LogReadError` naming the first over its budget."
+    import zipfile
+    max_member = MAX_MEMBER_BYTES if max_member is None else max_member
+    max_total = MAX_LOG_BYTES if max_total is None else max_total
+    try: zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as e: raise LogReadError(f"{path}: not a readable zip archive ({str(e)[:120]})") from None
+    sizes, total = {}, 0
+    with zf, open(path, "rb") as f:
+        for info in zf.infolist():
+            what = f"{path}: member {info.filename!r}"
+            if info.file_size > max_member:
+                raise LogReadError(f"{what} says it inflates to {info.file_size:,} bytes, over the budget of {max_member:,} "
+                                   "(readers.MAX_MEMBER_BYTES): not read")
+            try: n = _inflated_size(f, info, max_member)
+            except Exception as e: raise LogReadError(f"{what} cannot be inflated ({type(e).__name__}: {str(e)[:120]})") from None
+            if n > max_member:
+                raise LogReadError(f"{what} inflates past {max_member:,} bytes (its header says {info.file_size:,}), over the "
+                                   "budget (readers.MAX_MEMBER_BYTES): not read")
+            total += n; sizes[info.filename] = n
+            if total > max_total:
+                raise LogReadError(f"{path}: its members inflate past {max_total:,} bytes in all (at {info.filename!r}), over "
+                                   "the budget (readers.MAX_LOG_BYTES): not read")
+    return sizes
+
 
 # %% ../../nbs/81_readers.ipynb #39404241
 def _inspect_text(msg)->str|None:
@@ -216,12 +302,20 @@ def read_inspect(path, problems, **_)->Iterator[LogItem]:
     try: from inspect_ai.log import read_eval_log, read_eval_log_samples
     except ImportError as e:
         raise LogReadError(f"{path}: reading inspect_ai logs needs inspect-ai (pip install 'reasoning_integrity[logs]'): {e}") from None
+    with open(path, "rb") as f: zipped = f.read(4) == b"PK\x03\x04"
+    if zipped: archive_budget(path)   # every member inflated and counted before inspect_ai reads one
+    elif Path(path).stat().st_size > MAX_MEMBER_BYTES:
+        raise LogReadError(f"{path}: a .json inspect_ai log of {Path(path).stat().st_size:,} bytes is parsed whole, over the "
+                           f"budget of {MAX_MEMBER_BYTES:,} (readers.MAX_MEMBER_BYTES): convert it to .eval "
+                           "(`inspect log convert --to eval`), which is read a sample at a time")
     try: head = read_eval_log(str(path), header_only=True)
     except Exception as e:
         raise LogReadError(f"{path}: not a readable inspect_ai log ({type(e).__name__}: {str(e)[:160]})") from None
     task, model = head.eval.task, head.eval.model
+    listed, seen = [(i, e) for i in (head.eval.dataset.sample_ids or []) for e in range(1, (head.eval.config.epochs or 1) + 1)], set()
     try:
         for s in read_eval_log_samples(str(path), all_samples_required=False):
+            seen.add((str(s.id), s.epoch or 1))
             sid = f"{s.id}" + (f"#e{s.epoch}" if s.epoch and s.epoch > 1 else "")
             if s.error:
                 problems.append(ParseProblem("sample_error", f"sample {sid}: {str(s.error)[:100]}", sid)); continue
@@ -245,6 +339,10 @@ def read_inspect(path, problems, **_)->Iterator[LogItem]:
     except LogReadError: raise
     except Exception as e:   # a log cut mid-sample, a damaged archive member
         raise LogReadError(f"{path}: the inspect_ai log could not be read to the end ({type(e).__name__}: {str(e)[:160]})") from None
+    for i, e in listed:   # what the header lists and the log does not hold: counted, never silently fewer samples
+        if (str(i), e) not in seen:
+            sid = f"{i}" + (f"#e{e}" if e > 1 else "")
+            problems.append(ParseProblem("missing_sample", f"sample {sid} is listed in the log's header but not in the log", sid))
 
 # %% ../../nbs/81_readers.ipynb #5c4cbb90
 def detect_format(path:str|Path)->str:
@@ -261,7 +359,7 @@ def detect_format(path:str|Path)->str:
         with open(p, encoding="utf-8", errors="replace") as f:   # the whole first record: an lm-eval line with a long
             first = f.readline(MAX_LINE_CHARS + 1)               # document runs far past the first 64 KiB
         try: obj = json.loads(first) if len(first) <= MAX_LINE_CHARS else None
-        except ValueError: obj = None
+        except (ValueError, RecursionError): obj = None   # too deep to parse: the reader counts it, line by line
         if isinstance(obj, dict):
             if "doc_id" in obj and "resps" in obj: return "lm_eval"
             if "messages" in obj: return "chat"
@@ -271,21 +369,37 @@ def detect_format(path:str|Path)->str:
     raise LogReadError(f"{p}: unknown log format (not an inspect_ai log, lm-eval samples, chat JSONL, JSONL, CSV or Parquet); "
                        f"name one with format=")
 
+def log_format(path:str|Path,  # a log file
+               format:str="auto",  # a name in `READERS`, or 'auto'
+              )->str:
+    "The reader `read_log` uses for `path` (`LogReadError` when the file or the name is unknown)."
+    fmt = detect_format(path) if format == "auto" else format
+    if fmt not in READERS: raise LogReadError(f"unknown format {fmt!r}; known: auto, {', '.join(sorted(READERS))}")
+    if not Path(path).is_file(): raise LogReadError(f"{path}: no such file")
+    return fmt
+
+def iter_log(path:str|Path,  # a log file
+             problems:list,  # where the samples skipped (and ids renamed) are counted
+             format:str="auto",  # a name in `READERS`, or 'auto'
+             limit:int|None=None,  # stop after this many usable items (None: all)
+             columns:dict|None=None,  # generic formats: item field -> the file's column name
+            )->Iterator[LogItem]:
+    "Every usable sample of a log, one at a time, the skipped ones counted; duplicate ids get '~2', '~3'."
+    fmt, n_items, seen = log_format(path, format), 0, {}
+    for it in READERS[fmt].fn(path, problems, columns=columns):
+        if limit is not None and n_items >= limit: break
+        n = seen.get(it.id, 0); seen[it.id] = n + 1
+        if n:
+            problems.append(ParseProblem("duplicate_id", f"sample id {it.id!r} seen {n + 1} times: renamed {it.id}~{n + 1}", it.id))
+            it.id = f"{it.id}~{n + 1}"
+        n_items += 1
+        yield it
+
 def read_log(path:str|Path,  # a log file
              format:str="auto",  # a name in `READERS`, or 'auto'
              limit:int|None=None,  # stop after this many usable items (None: all)
              columns:dict|None=None,  # generic formats: item field -> the file's column name
             )->tuple[list[LogItem], list, str]:
-    "(items, problems, format): every usable sample of a log, the skipped ones counted; duplicate ids get '~2', '~3'."
-    fmt = detect_format(path) if format == "auto" else format
-    if fmt not in READERS: raise LogReadError(f"unknown format {fmt!r}; known: auto, {', '.join(sorted(READERS))}")
-    if not Path(path).is_file(): raise LogReadError(f"{path}: no such file")
-    problems, items, seen = [], [], {}
-    for it in READERS[fmt].fn(path, problems, columns=columns):
-        if limit is not None and len(items) >= limit: break
-        n = seen.get(it.id, 0); seen[it.id] = n + 1
-        if n:
-            problems.append(ParseProblem("duplicate_id", f"sample id {it.id!r} seen {n + 1} times: renamed {it.id}~{n + 1}", it.id))
-            it.id = f"{it.id}~{n + 1}"
-        items.append(it)
-    return items, problems, fmt
+    "(items, problems, format): every usable sample of a log (`iter_log`, kept in a list), the skipped ones counted."
+    problems, fmt = [], log_format(path, format)
+    return list(iter_log(path, problems, fmt, limit, columns)), problems, fmt

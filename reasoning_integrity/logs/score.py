@@ -4,23 +4,24 @@
 
 # %% ../../nbs/82_score.ipynb #ae005039
 from __future__ import annotations
-import hashlib, json, os, re, shutil, time
+import hashlib, itertools, json, os, re, shutil, time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['DEFAULT_SIGNALS', 'LLM_SIGNALS', 'SCORED_ENTRIES', 'scored_dir', 'file_sha256', 'resolve_signals', 'staged_report',
-           'ScoredRun', 'score_log', 'RunComparison', 'compare_runs']
+__all__ = ['DEFAULT_SIGNALS', 'LLM_SIGNALS', 'SCORE_BATCH', 'SCORED_ENTRIES', 'scored_dir', 'file_sha256', 'resolve_signals',
+           'staged_report', 'ScoredRun', 'score_log', 'RunComparison', 'compare_runs']
 
 # %% ../../nbs/82_score.ipynb #e4a9074b
 DEFAULT_SIGNALS = ("length", "position", "verified_computation", "computation_error", "unsupported_share",
                    "answer_consistency", "redundant_reasoning", "nli_contradiction", "step_support",
                    "logical_disconnection", "causal_reversal", "embedding_drift", "thematic_shift")
 LLM_SIGNALS = ("llm_judge", "lm_surprise_mean", "lm_surprise_max")
+SCORE_BATCH = 2_000  # samples read, segmented and scored at a time: a log of any length costs one batch of memory
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 def scored_dir(name:str,  # a scored run's name
@@ -97,22 +98,31 @@ class ScoredRun:
 def _chains(items, rule, name):
     from reasoning_integrity.signals.chains import Chain
     from reasoning_integrity.logs.segment import segment
+    from reasoning_integrity.core.text import cap_steps
     chains, probs, rules = [], [], []
     for it in items:
-        if it.steps is not None: steps, used, p = [str(s) for s in it.steps if str(s).strip()], "given", []
+        if it.steps is not None:   # a log's own steps take the same cap as segmented ones (`core.text.cap_steps`)
+            p = []; steps, used = [s for s in cap_steps(it.steps, p) if s.strip()], "given"
         else: s = segment(it.chain, rule); steps, used, p = s.steps, s.rule, s.problems
-        for q in p: q.where = q.where or it.id
-        probs += p
-        if not steps: continue
-        chains.append(Chain(id=it.id, steps=steps, question=it.question or "", answer=it.answer, gold=it.target,
-                            correct=it.correct, dataset=name, meta=dict(segmentation=used, **{k: v for k, v in it.meta.items()
-                                                                         if isinstance(v, (str, int, float, bool))})))
-        rules.append(used)
+        if not steps: probs += [replace(q, where=q.where or it.id) for q in p]; continue
+        c = Chain(id=it.id, steps=steps, question=it.question or "", answer=it.answer, gold=it.target,
+                  correct=it.correct, dataset=name, meta=dict(segmentation=used, **{k: v for k, v in it.meta.items()
+                                                                    if isinstance(v, (str, int, float, bool))}))
+        probs += [replace(q, where=q.where or it.id) for q in p + c.cuts]   # problems are frozen: each gets its sample
+        chains.append(c); rules.append(used)
     return chains, probs, rules
+
+def _merge_coverage(covs:list)->pd.DataFrame:
+    "The coverage of the whole run from its batches' (counts added, the reasons for skipping joined)."
+    c = pd.concat(covs, ignore_index=True)
+    if len(covs) == 1: return c
+    return (c.groupby(["signal", "dataset"], sort=False)
+             .agg(n_chains=("n_chains", "sum"), n_scored=("n_scored", "sum"),
+                  skipped=("skipped", lambda s: "; ".join(dict.fromkeys(x for x in s if x)))).reset_index())
 
 def _summary(items_t, names, n_boot):
     from reasoning_integrity.signals.registry import SIGNALS
-    from reasoning_integrity.signals.metrics import auroc, auroc_ci
+    from reasoning_integrity.signals.metrics import auroc, auroc_ci, auroc_delong_ci, DELONG_ABOVE
     y = items_t.correct.map({True: 1.0, False: 0.0}) if "correct" in items_t else pd.Series(np.nan, index=items_t.index)
     wrong = 1 - y
     rows, base_by_items = [], {}
@@ -120,7 +130,9 @@ def _summary(items_t, names, n_boot):
         if n not in items_t: continue
         v = items_t[n].astype(float); s = SIGNALS[n]
         m = v.notna() & wrong.notna()
-        r = auroc_ci(s.sign * v[m], wrong[m], n_boot=n_boot) if m.any() and wrong[m].nunique() == 2 else dict(value=np.nan, ci_low=np.nan, ci_high=np.nan)
+        big = m.sum() > DELONG_ABOVE   # past it the bootstrap costs minutes a signal: DeLong's interval, said in `ci_method`
+        ci = auroc_delong_ci if big else lambda a, b: auroc_ci(a, b, n_boot=n_boot)
+        r = ci(s.sign * v[m], wrong[m]) if m.any() and wrong[m].nunique() == 2 else dict(value=np.nan, ci_low=np.nan, ci_high=np.nan)
         key = m.to_numpy().tobytes()   # the length baseline on the same items: once per distinct set of items
         if key not in base_by_items:
             base_by_items[key] = (auroc((SIGNALS["length"].sign * items_t.length[m].astype(float)).to_numpy(), wrong[m].to_numpy())
@@ -129,26 +141,16 @@ def _summary(items_t, names, n_boot):
         rows.append(dict(signal=n, level=s.level, higher=s.higher, family=s.family, n=int(v.notna().sum()), mean=v.mean(),
                          sd=v.std(), median=v.median(), q25=v.quantile(.25), q75=v.quantile(.75),
                          auroc_wrong=r["value"], ci_low=r["ci_low"], ci_high=r["ci_high"], length_auroc_same_items=base,
-                         n_wrong=int(wrong[m].sum()), n_right=int((wrong[m] == 0).sum())))
+                         n_wrong=int(wrong[m].sum()), n_right=int((wrong[m] == 0).sum()),
+                         ci_method="delong" if big else "bootstrap"))
     return pd.DataFrame(rows, columns=["signal", "level", "higher", "family", "n", "mean", "sd", "median", "q25", "q75",
-                                       "auroc_wrong", "ci_low", "ci_high", "length_auroc_same_items", "n_wrong", "n_right"])
+                                       "auroc_wrong", "ci_low", "ci_high", "length_auroc_same_items", "n_wrong", "n_right",
+                                       "ci_method"])
 
 # %% ../../nbs/82_score.ipynb #0c2d2796
-def _write_scored(stage, name, path, fmt, segment, rules, usable, names, chains, byc, items_t, summary, cov, probs_t,
-                  seg_t, problems, limit, llm, t0)->dict:
-    "Write a scored run's tables, records, figure, manifest and run.json into `stage`; returns run.json's dict."
+def _records(chains, byc, usable)->list[dict]:
+    "The explorer's records of scored chains: steps, each step signal, the chain values."
     from reasoning_integrity.signals.registry import SIGNALS
-    from reasoning_integrity.run.report import Report
-    rep = Report(stage, name=name)
-    rep.table(items_t, "items", note=f"One row per sample of {path.name}: steps ({segment} segmentation; the rule used "
-              "per sample), the log's own verdict, and each signal's chain value (raw units; `summary` says which "
-              "direction means wrong).", markdown=False)
-    rep.table(summary, "summary", note="Per signal: distribution of chain values over the samples, and where the log "
-              "marks answers right or wrong, the AUROC for a wrong answer (oriented; 95 % bootstrap CI) beside the "
-              "length baseline's on the same samples. A description of this log, not a validity finding.", floatfmt=".3f")
-    rep.table(cov, "coverage", note="Chains each signal scored, and why others were skipped.")
-    rep.table(probs_t, "problems", note="Every sample skipped or cut while reading and segmenting, by kind.")
-    rep.table(seg_t, "segmentation", note="Steps per sample by the segmentation rule used.", floatfmt=".1f")
     step_sigs = [n for n in usable if SIGNALS[n].level == "step"]
     recs = []
     for c in chains:
@@ -157,7 +159,22 @@ def _write_scored(stage, name, path, fmt, segment, rules, usable, names, chains,
                          question=c.question[:5000], answer=c.gold, prediction=c.answer, correct=c.correct,
                          steps=[s[:4000] for s in c.steps], step_signals={n: sv[n] for n in step_sigs if n in sv},
                          fields={"segmentation": c.meta["segmentation"], **{f"chain:{n}": cv[n] for n in usable if n in cv}}))
-    rep.items(recs, name="items")
+    return recs
+
+def _write_scored(rep, stage, name, path, fmt, segment, rules, usable, names, n_chains, items_t, summary, cov, probs_t,
+                  seg_t, problems, limit, llm, t0)->dict:
+    "Write a scored run's tables, figure, manifest and run.json into `stage` (its records are written); returns run.json's dict."
+    from reasoning_integrity.signals.metrics import DELONG_ABOVE
+    rep.table(items_t, "items", note=f"One row per sample of {path.name}: steps ({segment} segmentation; the rule used "
+              "per sample), the log's own verdict, and each signal's chain value (raw units; `summary` says which "
+              "direction means wrong).", markdown=False)
+    rep.table(summary, "summary", note="Per signal: distribution of chain values over the samples, and where the log "
+              "marks answers right or wrong, the AUROC for a wrong answer (oriented; 95 % bootstrap CI, DeLong's past "
+              f"{DELONG_ABOVE:,} samples: ci_method) beside the "
+              "length baseline's on the same samples. A description of this log, not a validity finding.", floatfmt=".3f")
+    rep.table(cov, "coverage", note="Chains each signal scored, and why others were skipped.")
+    rep.table(probs_t, "problems", note="Every sample skipped or cut while reading and segmenting, by kind.")
+    rep.table(seg_t, "segmentation", note="Steps per sample by the segmentation rule used.", floatfmt=".1f")
     import matplotlib; import matplotlib.pyplot as plt
     show = [n for n in usable if items_t[n].notna().any()][:12]
     fig, axes = plt.subplots(int(np.ceil(len(show) / 4)) or 1, 4, figsize=(14, 2.6 * (int(np.ceil(len(show) / 4)) or 1)), squeeze=False)
@@ -170,14 +187,14 @@ def _write_scored(stage, name, path, fmt, segment, rules, usable, names, chains,
     for ax in axes.ravel()[len(show):]: ax.axis("off")
     axes.ravel()[0].legend(fontsize=7); fig.suptitle(f"{name}: chain values by the log's verdict"); fig.tight_layout()
     rep.figure(fig, "signals", show=False); plt.close(fig)
-    rep.note(f"{len(chains)} samples scored from {path.name} ({fmt}); {len(problems)} problems (problems.csv).")
+    rep.note(f"{n_chains} samples scored from {path.name} ({fmt}); {len(problems)} problems (problems.csv).")
     rep.finish(run_json=False)
     run = dict(kind="scored", name=name, status="ok", input=str(path.resolve()), input_sha256=file_sha256(path),
                input_bytes=path.stat().st_size, format=fmt, segmentation=segment,
                segmentation_used={str(k): int(v) for k, v in pd.Series(rules).value_counts().items()}, signals=usable,
                signals_unavailable=[n for n in names if n not in usable], limit=limit,
                limit_counts="samples read from the log, in file order" if limit else None,
-               n_items=len(chains), n_problems=len(problems), models=rep.models,
+               n_items=n_chains, n_problems=len(problems), models=rep.models,
                llm=getattr(llm, "identity", None), tables=[f"tables/{t['name']}.csv" for t in rep.tables],
                figures=[f"figures/{f}.png" for f in rep.figures], executed_notebook=None,
                finished_at=pd.Timestamp.now("UTC").isoformat(timespec="seconds"), wall_s=round(time.time() - t0, 2))
@@ -199,12 +216,13 @@ def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samp
               nli=None, emb=None,  # NLI model and embedder (None: the project's defaults, loaded when a signal needs them)
              )->ScoredRun:
     "Score every chain of a log with the signals and write reports/scored/NAME (replaced only when complete)."
-    from reasoning_integrity.logs.readers import read_log, LogReadError
+    from reasoning_integrity.logs.readers import iter_log, log_format, LogReadError
     from reasoning_integrity.logs.segment import SEGMENTERS
     from reasoning_integrity.signals.registry import SIGNALS, SignalModels, compute_signals, values_by_chain
     from reasoning_integrity.core.text import problems_frame
     from reasoning_integrity.run.report import Report
     t0, path = time.time(), Path(path)
+    if name == "": raise ValueError("name '': give the run a name, or none for the file's stem")
     name = name or re.sub(r"[^A-Za-z0-9._-]", "_", path.stem)[:80].lstrip("._-") or "run"
     out_dir = scored_dir(name, reports_dir)
     if segment != "auto" and segment not in SEGMENTERS:
@@ -214,11 +232,12 @@ def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samp
         from reasoning_integrity.models.llm import get_llm
         llm = get_llm(llm)
     names = resolve_signals(signals, llm=llm is not None)
-    items, problems, fmt = read_log(path, format, limit, columns)             # every check that can fail, before writing
-    if not items: raise LogReadError(f"{path}: no usable sample ({len(problems)} skipped: "
+    fmt, problems = log_format(path, format), []
+    stream = iter_log(path, problems, fmt, limit, columns)
+    size = None if "combined" in names else SCORE_BATCH   # `combined` fits one model over all the chains: one batch
+    first = list(itertools.islice(stream, size))           # the reader's checks of the whole file run here, before writing
+    if not first: raise LogReadError(f"{path}: no usable sample ({len(problems)} skipped: "
                                      f"{', '.join(f'{r.kind} {r.n}' for r in problems_frame(problems).itertuples()) or 'none'})")
-    chains, seg_probs, rules = _chains(items, segment, name)
-    problems += seg_probs
     needed = {m for n in names for m in SIGNALS[n].models}
     if "nli" in needed and nli is None:
         from reasoning_integrity.models.nli import NLIModel
@@ -228,20 +247,28 @@ def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samp
         emb = Embedder()
     sc = SignalModels(nli=nli, emb=emb, llm=llm)
     usable = [n for n in names if all(sc.has(m) for m in SIGNALS[n].models)]
-    V, cov = compute_signals(chains, usable, sc, progress=progress)
-    byc = values_by_chain(V)
-    rows = []
-    for c in chains:
-        cv = byc.get(c.id, ({}, {}))[1]
-        rows.append(dict(id=c.id, n_steps=c.n_steps, segmentation=c.meta["segmentation"], correct=c.correct,
-                         answer=c.answer, target=c.gold, **{n: cv.get(n, np.nan) for n in usable}))
-    items_t = pd.DataFrame(rows)
-    summary = _summary(items_t, usable, n_boot)
-    probs_t = problems_frame(problems)
-    seg_t = (items_t.groupby("segmentation").n_steps.agg(["count", "mean", "median", "max"])
-             .rename(columns={"count": "n_items", "mean": "mean_steps", "median": "median_steps", "max": "max_steps"}).reset_index())
     with staged_report(out_dir) as stage:
-        run = _write_scored(stage, name, path, fmt, segment, rules, usable, names, chains, byc, items_t, summary, cov,
+        rep, rows, rules, covs, n_chains = Report(stage, name=name), [], [], [], 0
+        from tqdm.auto import tqdm
+        with tqdm(desc=f"scoring {name}", unit="sample", disable=not progress) as bar:
+            for items in itertools.chain([first], iter(lambda: list(itertools.islice(stream, size)), [])):
+                chains, seg_probs, used = _chains(items, segment, name)      # one batch at a time: memory stays a batch's
+                problems += seg_probs; rules += used
+                V, cov = compute_signals(chains, usable, sc)
+                byc = values_by_chain(V); del V
+                for c in chains:
+                    cv = byc.get(c.id, ({}, {}))[1]
+                    rows.append(dict(id=c.id, n_steps=c.n_steps, segmentation=c.meta["segmentation"], correct=c.correct,
+                                     answer=c.answer, target=c.gold, **{n: cv.get(n, np.nan) for n in usable}))
+                rep.items(_records(chains, byc, usable), name="items", append=True)
+                covs.append(cov); n_chains += len(chains); bar.update(len(items))
+        items_t = pd.DataFrame(rows, columns=["id", "n_steps", "segmentation", "correct", "answer", "target", *usable])
+        cov = _merge_coverage(covs)
+        summary = _summary(items_t, usable, n_boot)
+        probs_t = problems_frame(problems)
+        seg_t = (items_t.groupby("segmentation").n_steps.agg(["count", "mean", "median", "max"])
+                 .rename(columns={"count": "n_items", "mean": "mean_steps", "median": "median_steps", "max": "max_steps"}).reset_index())
+        run = _write_scored(rep, stage, name, path, fmt, segment, rules, usable, names, n_chains, items_t, summary, cov,
                             probs_t, seg_t, problems, limit, llm, t0)
     return ScoredRun(out_dir, items_t, summary, probs_t, run)
 
@@ -257,6 +284,11 @@ class RunComparison:
         with pd.option_context("display.width", 100, "display.precision", 3):
             return (f"{self.counts['matched']} matched samples ({self.counts['only_a']} only in A, {self.counts['only_b']} only in B)\n"
                     f"{self.table[['signal', 'n', 'mean_a', 'mean_b', 'diff', 'ci_low', 'ci_high', 'p_adj']].to_string(index=False)}")
+
+def _run_dir(r, reports_dir)->Path:
+    "One rule for a run given by name or path: a plain name is `reports_dir/scored/NAME`; a path (a `/` in it) is that folder."
+    s = str(r)
+    return Path(r) if isinstance(r, Path) or "/" in s or os.sep in s else scored_dir(s, reports_dir)
 
 def _items(run)->tuple[pd.DataFrame, dict, str]:
     d = run.report if isinstance(run, ScoredRun) else Path(run)
@@ -304,7 +336,8 @@ def compare_runs(a,  # a scored report (folder, `ScoredRun`, or a name under rep
     "Paired difference (b − a) of every signal both runs computed, over the samples both scored; Holm–Šidák over signals."
     from reasoning_integrity.signals.metrics import holm_sidak
     from reasoning_integrity.signals.registry import SIGNALS
-    res = lambda r: r if isinstance(r, ScoredRun) or Path(r).is_dir() else scored_dir(str(r), reports_dir)
+    if name == "": raise ValueError("name '': give the comparison a name, or none for A-vs-B")
+    res = lambda r: r if isinstance(r, ScoredRun) else _run_dir(r, reports_dir)
     (A, ra, na), (B, rb, nb) = _items(res(a)), _items(res(b))
     ids = sorted(set(A.id) & set(B.id))
     counts = dict(matched=len(ids), only_a=len(set(A.id) - set(B.id)), only_b=len(set(B.id) - set(A.id)))

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Callable
-from ..core.text import ParseProblem, cap_text, MAX_CHARS
+from ..core.text import ParseProblem, cap_text, cap_steps, MAX_CHARS, MAX_STEPS, MAX_STEP_CHARS
 from ..core.registry import Registry
 
 # %% auto #0
-__all__ = ['SEGMENTERS', 'MAX_STEPS', 'MAX_STEP_CHARS', 'AUTO_ORDER', 'Segmenter', 'segmenter', 'Segmentation', 'segment']
+__all__ = ['SEGMENTERS', 'AUTO_ORDER', 'Segmenter', 'segmenter', 'Segmentation', 'segment']
 
 # %% ../../nbs/80_segment.ipynb #48ba3df7
 @dataclass(frozen=True)
@@ -73,8 +73,6 @@ def _ptp(text):
     return [f"Calling {s.fn}({s.args})..." + (f" ...{s.fn} returned {s.ret}" if s.ret is not None else "") for s in tr.steps]
 
 # %% ../../nbs/80_segment.ipynb #b14094db
-MAX_STEPS = 2_000  # steps kept per chain; the rest are counted in one problem
-MAX_STEP_CHARS = 20_000  # characters per step; longer ones are cut (and counted)
 AUTO_ORDER = ("steps", "paragraphs", "lines", "sentences")  # what `auto` tries, first with at least two steps wins
 
 @dataclass
@@ -105,8 +103,5 @@ def segment(text:str,  # a chain of thought (untrusted model text)
             s = SEGMENTERS[r].fn(text)
             if s and (len(s) >= 2 or r == AUTO_ORDER[-1]): steps, found = s, r; break
         used = found if rule == "auto" else f"{rule}→{found}"
-    if len(steps) > max_steps:
-        problems.append(ParseProblem("steps_truncated", f"{len(steps):,} steps, kept the first {max_steps:,}"))
-        steps = steps[:max_steps]
-    steps = [cap_text(s, MAX_STEP_CHARS, problems, "step_truncated") for s in steps]
+    steps = cap_steps(steps, problems, max_steps, MAX_STEP_CHARS, max_chars)   # the one cap of every chain
     return Segmentation(steps, used, problems)

@@ -13,6 +13,7 @@ from ..core.data import cache_dir
 from .cache import ArrayStore, cached_arrays
 from ..core.executor import remote_executor
 from .nli import resolve_precision
+from ..core.text import model_text
 from fastcore.basics import patch
 
 # %% auto #0
@@ -123,6 +124,8 @@ def describe(self:Embedder)->dict:
 def _encode_batch(model, texts:list)->np.ndarray:
     "One forward pass over `texts`: unit-norm float32 rows (a bf16 model's vectors cast to float32, then normalised)."
     import torch
+    n = getattr(model, "max_seq_length", None) or 512       # what the model reads; the tokenizer sees no more (`model_text`)
+    texts = [model_text(t, n) for t in texts]
     params = getattr(model, "parameters", None)               # a stand-in without torch parameters is fp32
     if params is not None and next(params()).dtype == torch.bfloat16:
         v = model.encode(list(texts), batch_size=max(len(texts), 1), convert_to_tensor=True, normalize_embeddings=False,

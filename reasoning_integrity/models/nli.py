@@ -13,6 +13,7 @@ from ..core.data import cache_dir
 from .cache import ArrayStore, cached_arrays
 from ..core.executor import remote_executor
 from ..core.registry import Registry
+from ..core.text import model_text
 from fastcore.basics import patch
 
 # %% auto #0
@@ -89,7 +90,8 @@ def forward_probs(model, # a `transformers` sequence-classification model (in ev
     with torch.inference_mode():
         for s in range(0, n, batch_size):
             idx = order[s:s+batch_size]
-            enc = tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx], truncation=True,
+            enc = tokenizer([model_text(premises[i], max_length) for i in idx],
+                            [model_text(hypotheses[i], max_length) for i in idx], truncation=True,
                             max_length=max_length, padding=True, return_tensors="pt")
             logits = model(**enc).logits
             out[idx] = torch.softmax(logits.float(), dim=-1).numpy()

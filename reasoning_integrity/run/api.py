@@ -19,10 +19,12 @@ class ChainScore:
     steps: pd.DataFrame  # one row per step: step, text, one column per step-level signal
     summary: pd.DataFrame  # one row per signal: signal, level, value (step signals reduced), higher, family
     skipped: dict = field(default_factory=dict)  # signal -> why it did not run
+    cuts: list = field(default_factory=list)  # what of the input was cut to the caps every chain takes (`ParseProblem`s)
     def __repr__(self):
         with pd.option_context("display.width", 120, "display.max_columns", 12, "display.precision", 3):
             s = f"{self.steps}\n\n{self.summary[['signal', 'level', 'value', 'higher', 'most_suspicious_step', 'family']]}"
-        return s + (f"\n\nskipped: {', '.join(sorted(self.skipped))}" if self.skipped else "")
+        s += f"\n\nskipped: {', '.join(sorted(self.skipped))}" if self.skipped else ""
+        return s + (f"\n\ninput cut: {'; '.join(p.message for p in self.cuts)}" if self.cuts else "")
     def _repr_html_(self):
         return self.steps.to_html(index=False) + self.summary.to_html(index=False)
 
@@ -53,9 +55,13 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
     "Every applicable registered signal on one chain of prose steps."
     from reasoning_integrity.signals.chains import Chain
     from reasoning_integrity.signals.registry import SIGNALS, SignalModels, REDUCERS
-    steps = [str(s) for s in steps]
-    if not steps: raise ValueError("score_chain needs at least one step")
-    chain = Chain(id="chain", steps=steps, question=question or "", reference=list(reference) if reference else None)
+    if isinstance(steps, str): raise ValueError("score_chain takes a list of steps, not one string (cut it with logs.segment.segment)")
+    chain = Chain(id="chain", steps=steps, question=question or "", reference=reference or None)   # capped, as every chain is
+    if not chain.steps: raise ValueError("score_chain needs at least one step")
+    if chain.cuts:
+        import warnings
+        warnings.warn("score_chain: input cut to the chain caps: " + "; ".join(p.message for p in chain.cuts), stacklevel=2)
+    steps = chain.steps
     names = list(SIGNALS) if signals is None else list(signals)
     unknown = [n for n in names if n not in SIGNALS]
     if unknown: raise ValueError(f"unknown signal(s) {unknown}; registered: {sorted(SIGNALS)}")
@@ -91,7 +97,7 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
                          reduce=s.reduce if s.level == "step" else "", family=s.family, description=s.description))
     summary = pd.DataFrame(rows, columns=["signal", "level", "value", "higher", "most_suspicious_step", "reduce", "family", "description"])
     summary["most_suspicious_step"] = summary.most_suspicious_step.astype("Int64")
-    return ChainScore(pd.DataFrame(cols), summary, skipped)
+    return ChainScore(pd.DataFrame(cols), summary, skipped, chain.cuts)
 
 # %% ../../nbs/93_api.ipynb #b8055a65
 @dataclass

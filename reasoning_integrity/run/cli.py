@@ -128,12 +128,32 @@ def _cmd_reproduce(a)->int:
     return 1 if failed else 0
 
 # %% ../../nbs/92_cli.ipynb #ec538c09
+def _view_dir(name:str, # what `ri view` was given
+             reports_dir:Path, # the reports folder
+             experiments:list[str]=(), # the experiments' names (for the message when there is no report)
+            )->Path:
+    "`reports_dir/NAME`, else `reports_dir/scored/NAME`: a report's own folder; `ValueError` for a path, `FileNotFoundError` saying what to run."
+    from reasoning_integrity.logs.score import scored_dir
+    try: scored_dir(name, reports_dir)   # the one rule of a report's name: no separator, no '..', no hidden folder
+    except ValueError: raise ValueError(f"{name!r} is not a report name: NAME is a report in --reports-dir ({reports_dir}/NAME, or "
+                                        f"{reports_dir}/scored/NAME for a `ri score` run), never a path; for a report "
+                                        "elsewhere, give its reports folder as --reports-dir") from None
+    for d in (Path(reports_dir) / name, Path(reports_dir) / "scored" / name):
+        if d.is_symlink(): raise ValueError(f"{d} is a symlink: a report folder is never followed")
+        if d.is_dir(): return d
+    if name in experiments:
+        raise FileNotFoundError(f"{name} has no report in {reports_dir} yet: `ri reproduce {name}` writes it")
+    raise FileNotFoundError(f"no report named {name!r} in {reports_dir} (nor in its scored/): {name!r} is not an experiment "
+                            "(`ri list` names them; `ri reproduce NAME` writes one), and no `ri score LOG --name "
+                            f"{name}` or `ri compare` run of that name is there")
+
 def _cmd_view(a)->int:
     from reasoning_integrity.run.explore import write_html
     root = _root(a, "view")
     rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
-    d = Path(rd) / a.name
-    if not d.is_dir() and (Path(rd) / "scored" / a.name).is_dir(): d = Path(rd) / "scored" / a.name   # a `ri score` run
+    from reasoning_integrity.run.runner import experiment_paths
+    try: d = _view_dir(a.name, Path(rd), list(experiment_paths(root)))
+    except (ValueError, FileNotFoundError) as e: print(f"ri view: {e}", file=sys.stderr); return 2
     if a.serve:   # as `inspect view`: a local server on 127.0.0.1 (the page, its figures, MathJax), until Ctrl-C
         from reasoning_integrity.run.explore import serve
         try: serve(d, port=a.port, max_items=a.max_items, open_browser=not a.no_open, block=True)
@@ -142,8 +162,8 @@ def _cmd_view(a)->int:
             print(f"ri view: cannot serve on 127.0.0.1:{a.port}: {e} (another --port?)", file=sys.stderr); return 2
         except KeyboardInterrupt: pass
         return 0
-    try: p = write_html(d, out=a.out, max_items=a.max_items)
-    except FileNotFoundError as e: print(f"ri view: {e}", file=sys.stderr); return 2
+    try: p = write_html(d, out=a.out, max_items=a.max_items, page=a.page)
+    except (FileNotFoundError, ValueError, IsADirectoryError) as e: print(f"ri view: {e}", file=sys.stderr); return 2
     print(f"wrote {p.resolve()}")
     if not a.no_open:
         import webbrowser
@@ -244,7 +264,9 @@ def _add_reproduce(sub:argparse._SubParsersAction):
 def _add_view(sub:argparse._SubParsersAction):
     "`ri view` and its options."
     v = sub.add_parser("view", help="browse a report's items in the browser (writes reports/NAME/explorer.html)")
-    v.add_argument("name", metavar="NAME", help="the experiment whose report to browse")
+    v.add_argument("name", metavar="NAME", help="the report to browse: reports/NAME (an experiment), else reports/scored/NAME "
+                                                "(a `ri score` run); a name, never a path (see --reports-dir)")
+    v.add_argument("--page", type=int, default=1, help="the page to write, of 5,000 items each (page K > 1: explorer-K.html; --serve serves them all)")
     v.add_argument("--out", default=None, help="the HTML file to write (default: reports/NAME/explorer.html)")
     v.add_argument("--max-items", type=int, default=None, help="only the first N items")
     v.add_argument("--no-open", action="store_true", help="write the page without opening a browser")
@@ -275,7 +297,7 @@ def _add_score(sub:argparse._SubParsersAction):
 def _add_compare(sub:argparse._SubParsersAction):
     "`ri compare` and its options."
     k = sub.add_parser("compare", help="paired per-signal differences of two scored runs, matched by sample id")
-    k.add_argument("a", metavar="A", help="a scored run (a name under reports/scored, or its folder)")
+    k.add_argument("a", metavar="A", help="a scored run: a name is reports/scored/NAME; a path (with a '/', e.g. ./NAME) is that folder")
     k.add_argument("b", metavar="B", help="the other scored run")
     k.add_argument("--name", default=None, help="write the comparison to reports/scored/NAME (default: A-vs-B)")
     k.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples")

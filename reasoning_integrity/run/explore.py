@@ -4,7 +4,7 @@
 
 # %% ../../nbs/94_explore.ipynb #28e8249d
 from __future__ import annotations
-import html, ipaddress, json, os, re, threading
+import base64, hashlib, html, ipaddress, json, os, re, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import accumulate, count
 from pathlib import Path
@@ -12,9 +12,9 @@ from urllib.parse import quote, unquote, urlsplit
 from .report import _report_path, check_item
 
 # %% auto #0
-__all__ = ['MAX_RECORD_BYTES', 'MAX_DEPTH', 'MATHJAX_QUERY', 'MATHJAX_CONFIG', 'report_dir', 'available_reports', 'json_depth',
-           'read_record', 'load_items', 'skipped', 'item_html', 'local_mathjax', 'report_html', 'write_html',
-           'safe_file', 'serve', 'Explorer', 'state_text', 'trajectory_item']
+__all__ = ['MAX_RECORD_BYTES', 'MAX_DEPTH', 'MATHJAX_QUERY', 'MATHJAX_CONFIG', 'PAGE_ITEMS', 'report_dir', 'available_reports',
+           'json_depth', 'read_record', 'load_items', 'skipped', 'item_html', 'local_mathjax', 'report_html',
+           'write_new', 'write_html', 'page_csp', 'safe_file', 'serve', 'Explorer', 'state_text', 'trajectory_item']
 
 # %% ../../nbs/94_explore.ipynb #64bbe708
 MAX_RECORD_BYTES = 2 ** 21  # one record line larger than this (2 MiB; the largest an experiment writes is ~30 KB) is skipped
@@ -256,14 +256,34 @@ def _figures_html(figs:dict)->tuple[str, str]:
             f'<section id="figures" class="ri-notex"><h3>figures</h3>{body}</section>')
 
 # %% ../../nbs/94_explore.ipynb #770b9f52
+PAGE_ITEMS = 5_000  # items on one page of the explorer; a larger report has more pages (`page=`)
+
+def _pager(page:int, pages:int, n:int, size:int, link)->str:
+    "The page line of the item list: where this page is, and links to the others (`link(k)`; None: say how to get them)."
+    if pages <= 1: return ""
+    a, b = (page - 1) * size + 1, min(page * size, n)
+    here = f"page {page} of {pages} (items {a:,}–{b:,})"
+    if link is None:
+        return f'<div class="ri-note">{here}: <code>ri view NAME --page K</code> writes page K, <code>--serve</code> serves them all</div>'
+    nav = [f'<a class="ri-page" href="{html.escape(link(k), quote=True)}">{t}</a>' for k, t in ((page - 1, "← previous"), (page + 1, "next →"))
+           if 1 <= k <= pages]
+    return f'<div class="ri-note">{here}</div>' + "".join(nav)
+
 def report_html(report:str|Path, reports_dir:str|Path="reports", max_items:int|None=None,
                 mathjax:str|None=None, # URL of MathJax.js (with `MATHJAX_QUERY`) to typeset the steps; None: TeX source
                 figures:bool|dict=True, # True: the report's figures as `figures/NAME`; a dict {file name: URL}; False: none
+                page:int=1, # which page of `PAGE_ITEMS` items
+                page_link=None, # k -> the URL of page k (None: the page says how to write the others)
+                items:tuple|None=None, # `load_items(report)` already read (None: read here)
                )->str:
-    "A self-contained HTML page browsing every item of a report (the first `max_items` when given) and its figures."
+    "An HTML page browsing the items of a report (one page of `PAGE_ITEMS`; the first `max_items` when given) and its figures."
     d = report_dir(report, reports_dir)
-    items, problems = load_items(d)
-    shown = items[:max_items] if max_items else items
+    items, problems = items if items is not None else load_items(d)
+    total, items = len(items), items[:max_items] if max_items else items
+    pages = max(1, -(-len(items) // PAGE_ITEMS))
+    if not 1 <= page <= pages: raise ValueError(f"page {page}: {d.name} has {pages} page{'s' if pages > 1 else ''} of {PAGE_ITEMS:,} items")
+    shown = items[(page - 1) * PAGE_ITEMS: page * PAGE_ITEMS]
+    nav_page = _pager(page, pages, len(items), PAGE_ITEMS, page_link)
     figs = {f.name: "figures/" + quote(f.name) for f in _figure_files(d)} if figures is True else dict(figures or {})
     fig_link, fig_sec = _figures_html(figs)
     nav = "".join(f'<a href="#item-{k}" data-text="{_data_text(it)}">{html.escape(_label(it))}</a>' for k, it in enumerate(shown))
@@ -272,37 +292,60 @@ def report_html(report:str|Path, reports_dir:str|Path="reports", max_items:int|N
     if problems:
         more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
         warn += f'<p class="ri-warn">{skipped(problems)}: ' + "; ".join(map(html.escape, problems[:5])) + f"{more}</p>"
-    if len(shown) < len(items): warn += f'<p class="ri-warn">first {len(shown)} of {len(items)} items shown</p>'
+    if len(items) < total: warn += f'<p class="ri-warn">first {len(items)} of {total} items shown</p>'
     search = ('<input type="search" id="ri-filter" placeholder="filter: id, title, question, steps" aria-label="filter the items">'
               f'<div class="ri-count" id="ri-count">{len(shown)} of {len(shown)} items</div>'
               + ("" if mathjax else '<div class="ri-note">math is shown as TeX source (no MathJax here)</div>'))
     return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">'
             f'<title>{html.escape(d.name)}: items</title><style>{_PAGE_CSS}{_CSS}</style>{_mathjax_head(mathjax)}</head>'
-            f'<body class="ri-notex"><nav><b>{html.escape(d.name)}</b> · {len(items)} items{search}{fig_link}{nav}</nav>'
+            f'<body class="ri-notex"><nav><b>{html.escape(d.name)}</b> · {len(items)} items{nav_page}{search}{fig_link}{nav}</nav>'
             f"<main>{warn}{secs}{fig_sec}</main><script>{_PAGE_JS}</script></body></html>")
+
+def write_new(p:Path, # the file to (re)place
+              text:str, # its text
+             )->Path:
+    "Write `text` to a new file beside `p` and rename it over `p`: a link at `p` is replaced, never written through."
+    tmp = p.with_name(f".{p.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f: f.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        tmp.unlink(missing_ok=True); raise
+    return p
 
 def write_html(report:str|Path, out:str|Path|None=None, reports_dir:str|Path="reports", max_items:int|None=None,
                mathjax:str|bool|None=True, # True: this machine's MathJax (`local_mathjax`) as a file:// URI, when installed
                figures:bool|dict|None=None, # None: the report's figures, linked relative to `out`
+               page:int=1, # which page (`PAGE_ITEMS` items each); page K > 1 goes to `explorer-K.html` by default
               )->Path:
-    "Write `report_html` to `out` (default `reports/<name>/explorer.html`); returns the file. Copies nothing."
+    "Write `report_html` to `out` (default `reports/<name>/explorer.html`) through a new file; returns the file."
     d = report_dir(report, reports_dir)
-    p = Path(out) if out else d / "explorer.html"
-    p.parent.mkdir(parents=True, exist_ok=True)
+    if out is None:   # into the report itself: only a real report folder, never through a link
+        if d.is_symlink() or not (d / "manifest.json").is_file():
+            raise FileNotFoundError(f"{d} is not a report folder (a real folder with manifest.json): nothing was written")
+        p = d / ("explorer.html" if page == 1 else f"explorer-{page}.html")
+    else: p = Path(out); p.parent.mkdir(parents=True, exist_ok=True)
     if mathjax is True: mathjax = (mj.as_uri() + MATHJAX_QUERY) if (mj := local_mathjax()) else None
     if figures is None:
         try: base = quote(Path(os.path.relpath(d.resolve() / "figures", p.parent.resolve())).as_posix()) + "/"
         except ValueError: base = (d.resolve() / "figures").as_uri() + "/"   # another drive: no relative path
         figures = {f.name: base + quote(f.name) for f in _figure_files(d)}
-    p.write_text(report_html(d, max_items=max_items, mathjax=mathjax or None, figures=figures), encoding="utf-8")
-    return p
+    return write_new(p, report_html(d, max_items=max_items, mathjax=mathjax or None, figures=figures, page=page))
 
 # %% ../../nbs/94_explore.ipynb #b1852505
 _TYPES = {".js": "text/javascript", ".png": "image/png", ".css": "text/css", ".json": "application/json",
           ".woff": "font/woff", ".otf": "font/otf", ".eot": "application/vnd.ms-fontobject", ".svg": "image/svg+xml"}
-_CSP = (  # what the page may load: from the server only ('unsafe-eval': MathJax 2 evaluates code it loads)
-    "default-src 'none'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+_CSP = (  # what the page may load: from the server only; its one inline script by hash
+    "default-src 'none'; script-src 'self' {script}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+def page_csp(mathjax:bool, # whether the page loads MathJax
+            )->str:
+    "The page's content security policy: scripts from the server and the page's own inline script (by its sha256) only."
+    h = base64.b64encode(hashlib.sha256(_PAGE_JS.encode("utf-8")).digest()).decode()
+    # MathJax 2.7 runs its `text/x-mathjax-config` block through eval: the one thing 'unsafe-eval' is there for
+    return _CSP.format(script=f"'sha256-{h}'" + (" 'unsafe-eval'" if mathjax else ""))
 
 def safe_file(root:Path, # the folder served
               rel:str,   # the decoded URL path below it
@@ -314,10 +357,28 @@ def safe_file(root:Path, # the folder served
     except (OSError, RuntimeError, ValueError): return None
     return f if f.is_file() and f.is_relative_to(root.resolve()) else None
 
-def _handler(page:bytes, figures:dict, mathjax_root:Path|None, hosts:set):
-    "The request handler of `serve`: GET and HEAD of the page, the figures `{name: file}` and MathJax; nothing else."
+class _Server(ThreadingHTTPServer):
+    "`ThreadingHTTPServer` with a deep listen queue, at most `max_threads` requests at once, and quiet disconnects."
+    request_queue_size, daemon_threads, max_threads = 1024, True, 32
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw); self._slots = threading.BoundedSemaphore(self.max_threads)
+    def process_request(self, request, client_address):
+        self._slots.acquire()   # every handler busy: the accept loop waits, and connections wait in the kernel's queue
+        try: super().process_request(request, client_address)
+        except BaseException: self._slots.release(); raise
+    def process_request_thread(self, request, client_address):
+        try: super().process_request_thread(request, client_address)
+        finally: self._slots.release()
+    def handle_error(self, request, client_address):
+        e = sys.exc_info()[1]
+        if isinstance(e, (ConnectionError, TimeoutError)): return    # a client that went away or was too slow: not news
+        print(f"ri view: {type(e).__name__} answering {client_address[0]}: {str(e)[:200]}", file=sys.stderr)
+
+def _handler(page, figures:dict, mathjax_root:Path|None, hosts:set, csp:str=""):
+    "The request handler of `serve`: GET and HEAD of the page(s), the figures `{name: file}` and MathJax; nothing else."
     class Handler(BaseHTTPRequestHandler):
         server_version, sys_version = "ri-view", ""
+        timeout = 5   # seconds a client may take to send its request (an idle connection is closed, not kept)
         def log_message(self, *a): pass
         def _reply(self, code:int, body:bytes, ctype:str="text/plain; charset=utf-8", **head):
             self.send_response(code)
@@ -326,8 +387,12 @@ def _handler(page:bytes, figures:dict, mathjax_root:Path|None, hosts:set):
             self.end_headers()
             if self.command != "HEAD": self.wfile.write(body)
         def _find(self):
-            path = unquote(urlsplit(self.path).path)
-            if path in ("/", "/explorer.html"): return page, "text/html; charset=utf-8"
+            u = urlsplit(self.path); path = unquote(u.path)
+            if path in ("/", "/explorer.html"):
+                q = u.query
+                k = int(q[5:]) if re.fullmatch(r"page=[1-9]\d{0,6}", q) else 1 if not q else None
+                body = page(k) if callable(page) and k is not None else page if k == 1 else None
+                return (body, "text/html; charset=utf-8") if body is not None else None
             if path.startswith("/figures/") and path[9:] in figures: return figures[path[9:]], "image/png"
             if path.startswith("/mathjax/") and mathjax_root and (f := safe_file(mathjax_root, path[9:])):
                 return f, _TYPES.get(f.suffix, "application/octet-stream")
@@ -340,7 +405,7 @@ def _handler(page:bytes, figures:dict, mathjax_root:Path|None, hosts:set):
             if isinstance(body, Path):
                 try: body = body.read_bytes()
                 except OSError: return self._reply(404, b"not found\n")
-            head = {"Content_Security_Policy": _CSP, "Cache_Control": "no-store"} if body is page else {}
+            head = {"Content_Security_Policy": csp, "Cache_Control": "no-store"} if ctype.startswith("text/html") else {}
             self._reply(200, body, ctype, **head)
         do_HEAD = do_GET
         def _refuse(self): self._reply(405, b"only GET and HEAD\n", Allow="GET, HEAD")
@@ -363,11 +428,18 @@ def serve(report:str|Path, # an experiment name or a report folder
     if not loopback: raise ValueError(f"serve: {host!r} is not a loopback address; the explorer is served on 127.0.0.1 only")
     d = report_dir(report, reports_dir)
     mj = local_mathjax() if mathjax else None
-    page = report_html(d, max_items=max_items, figures=True, mathjax=("/mathjax/MathJax.js" + MATHJAX_QUERY) if mj else None)
-    handler = _handler(page.encode("utf-8"), {f.name: f for f in _figure_files(d)}, mj.parent if mj else None,
-                       {host.lower(), "127.0.0.1", "localhost"})
-    srv = ThreadingHTTPServer((host, port), handler)
-    srv.daemon_threads = True
+    loaded, pages, lock = load_items(d), {}, threading.Lock()
+    def page(k:int)->bytes|None:   # page k of the explorer, built the first time it is asked for (page 1 at start)
+        with lock:
+            if k not in pages:
+                try: pages[k] = report_html(d, max_items=max_items, figures=True, items=loaded, page=k, page_link=lambda j: f"/?page={j}",
+                                            mathjax=("/mathjax/MathJax.js" + MATHJAX_QUERY) if mj else None).encode("utf-8")
+                except ValueError: return None     # no such page
+            return pages[k]
+    page(1)
+    handler = _handler(page, {f.name: f for f in _figure_files(d)}, mj.parent if mj else None,
+                       {host.lower(), "127.0.0.1", "localhost"}, page_csp(mj is not None))
+    srv = _Server((host, port), handler)
     url = f"http://{host}:{srv.server_address[1]}/"
     if open_browser:
         import webbrowser

@@ -302,13 +302,19 @@ def check_item(item:dict, # one record in the schema above
 @patch
 def items(self:Report, items:list, # dicts in the schema above
           name:str="items",         # file stem: records/<name>.jsonl
+          append:bool=False,        # add to the records this report already wrote under `name` (a run that streams its items)
          )->Path:
     "Write per-item records for the explorer (checked, credentials masked, byte-stable); returns the file."
     rows = [check_item(it) for it in items]
-    ids = [r["id"] for r in rows]
-    if len(set(ids)) != len(ids): raise ValueError(f"duplicate item ids in {name}: {sorted({i for i in ids if ids.count(i) > 1})[:5]}")
+    seen = self.__dict__.setdefault("_item_ids", {})
+    ids = seen.setdefault(name, set()) if append else set()
+    for r in rows:
+        if r["id"] in ids: raise ValueError(f"duplicate item id in {name}: {r['id']!r}")
+        ids.add(r["id"])
+    seen[name] = ids
     (self.dir / "records").mkdir(exist_ok=True)
     p = self.dir / "records" / f"{name}.jsonl"
-    p.write_text("".join(_redact(json.dumps(r, sort_keys=True, ensure_ascii=False)) + "\n" for r in rows))
-    self.records[name] = len(rows)
+    with open(p, "a" if append and name in self.records else "w", encoding="utf-8") as f:
+        f.write("".join(_redact(json.dumps(r, sort_keys=True, ensure_ascii=False)) + "\n" for r in rows))
+    self.records[name] = self.records.get(name, 0) * (append and name in self.records) + len(rows)
     return p

@@ -16,6 +16,7 @@ import math
 import os
 import platform
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -548,7 +549,15 @@ def report_lock(report_dir:Path, # the report folder the lock guards
         import warnings
         warnings.warn("no fcntl here: two runs of one experiment at once are not prevented", stacklevel=3)
         yield path; return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try: fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o644)
+    except OSError as e:   # ELOOP: a symlink, never followed
+        raise ReportRefused(f"{path}: the lock file cannot be opened without following it ({e.strerror}); nothing was "
+                            "changed: remove it if no run is writing this report") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_uid != os.geteuid():
+        os.close(fd)
+        raise ReportRefused(f"{path} is not a lock file the runner made (a regular file of this user with one link): "
+                            "nothing was changed; remove it if no run is writing this report")
     try:
         try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

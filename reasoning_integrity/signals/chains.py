@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 import numpy as np
 from ..lines.trajectory.types import BeliefState
 from ..core.registry import Registry
+from ..core.text import MAX_CHARS, cap_steps, cap_text
 
 # %% auto #0
 __all__ = ['CHAIN_OPERATORS', 'Chain', 'ChainOperator', 'chain_operator', 'negate_sentence', 'delete_step', 'swap_steps',
@@ -32,6 +33,15 @@ class Chain:
     dataset: str = ""  # where it comes from, e.g. 'processbench'
     states: list[BeliefState]|None = None  # belief states, one per step, where the chain has them
     meta: dict = field(default_factory=dict)  # anything else (subset, task, perturbation, step checks); JSON values
+
+    def __post_init__(self):
+        "Every chain, however made, holds capped text (`core.text.cap_steps`); the cuts are in `self.cuts`."
+        self.cuts = []   # `ParseProblem`s: not a field, so equality and `to_dict` see the capped chain only
+        self.steps = cap_steps(self.steps, self.cuts)
+        if self.reference is not None: self.reference = cap_steps(self.reference, self.cuts)
+        for f in ("question", "answer", "gold"):
+            v = getattr(self, f)
+            if isinstance(v, str) and len(v) > MAX_CHARS: setattr(self, f, cap_text(v, MAX_CHARS, self.cuts, f"{f}_truncated"))
 
     @property
     def n_steps(self)->int:

@@ -16,11 +16,11 @@ def _codes(x)->np.ndarray:
     return pd.factorize(np.asarray(x))[0]
 
 # %% auto #0
-__all__ = ['MOVE_RTOL', 'auroc', 'auroc_ci', 'within_auroc', 'first_error_predictions', 'tune_threshold', 'first_error_f1',
-           'paired_ci', 'perturbation_effect', 'spearman_ci', 'auroc_diff_ci', 'grouped_folds', 'normal_scores',
-           'oof_logistic', 'fold_auroc', 'length_deciles', 'incremental_auroc', 'bootstrap_p', 'hanley_mcneil_var',
-           'min_detectable_auroc_diff', 'holm_sidak', 'holm_sidak_levels', 'bootstrap_lower_bound', 'split_halves',
-           'split_half_f1', 'length_adjusted_change']
+__all__ = ['DELONG_ABOVE', 'MOVE_RTOL', 'auroc', 'auroc_ci', 'auroc_delong_ci', 'within_auroc', 'first_error_predictions',
+           'tune_threshold', 'first_error_f1', 'paired_ci', 'perturbation_effect', 'spearman_ci', 'auroc_diff_ci',
+           'grouped_folds', 'normal_scores', 'oof_logistic', 'fold_auroc', 'length_deciles', 'incremental_auroc',
+           'bootstrap_p', 'hanley_mcneil_var', 'min_detectable_auroc_diff', 'holm_sidak', 'holm_sidak_levels',
+           'bootstrap_lower_bound', 'split_halves', 'split_half_f1', 'length_adjusted_change']
 
 # %% ../../nbs/61_validity_metrics.ipynb #c44525c2
 def auroc(scores:np.ndarray,  # (..., n) signal values, higher = more likely positive
@@ -121,6 +121,29 @@ def auroc_ci(scores:Sequence[float],  # signal values (oriented: higher = more l
     b = _boot_aurocs([s], y, None if groups is None else np.asarray(groups)[keep], n_boot, seed)[0]
     lo, hi = _pct(b)
     return dict(value=auroc(s, y) if len(s) else np.nan, ci_low=lo, ci_high=hi, n=int(keep.sum()), n_pos=int(y.sum()))
+
+# %% ../../nbs/61_validity_metrics.ipynb #73602f5e
+DELONG_ABOVE = 20_000  # items past which `ri score` gives DeLong's interval instead of the bootstrap's
+
+def auroc_delong_ci(scores:Sequence[float],  # signal values (oriented: higher = more likely wrong)
+                    labels:Sequence[int],  # 1 wrong, 0 right
+                    level:float=0.95,  # coverage
+                   )->dict:
+    "AUROC with DeLong's normal interval (midranks, O(n log n)), n and n_pos: the keys of `auroc_ci`."
+    from scipy.stats import norm
+    R = np.c_[np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)]
+    R = R[np.isfinite(R).all(1)]
+    x, y = R[R[:, 1] == 1, 0], R[R[:, 1] == 0, 0]
+    m, n = len(x), len(y)
+    out = dict(value=np.nan, ci_low=np.nan, ci_high=np.nan, n=len(R), n_pos=m)
+    if m < 2 or n < 2: return out
+    tz = rankdata(np.r_[x, y]); tx, ty = rankdata(x), rankdata(y)
+    v10, v01 = (tz[:m] - tx) / n, 1 - (tz[m:] - ty) / m
+    a = float(v10.mean())
+    se = float(np.sqrt(v10.var(ddof=1) / m + v01.var(ddof=1) / n))
+    z = norm.ppf(1 - (1 - level) / 2)
+    return dict(out, value=a, ci_low=max(0.0, a - z * se), ci_high=min(1.0, a + z * se))
+
 
 # %% ../../nbs/61_validity_metrics.ipynb #ff4f5de3
 def within_auroc(scores:Sequence[float],  # step values (oriented)

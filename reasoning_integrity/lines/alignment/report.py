@@ -237,7 +237,8 @@ def matched_vs_shuffled(items:pd.DataFrame,  # the items (pid, depth, steps, cha
             r = paired(Sm[col], Ss[col], n_boot)
             rows.append(dict(variant=col, depth=d, n=r["n"], matched=Sm[col].mean(), shuffled=Ss[col].mean(), diff=r["value"],
                              ci_low=r["ci_low"], ci_high=r["ci_high"]))
-    return pd.DataFrame(rows), shifted
+    cols = ["variant", "depth", "n", "matched", "shuffled", "diff", "ci_low", "ci_high"]   # the columns, rows or none
+    return pd.DataFrame(rows, columns=cols), shifted
 
 # %% ../../../nbs/43_alignment_report.ipynb #364abc7e
 PERTURBATION_VARIANTS = ["paper ref||model kl", "paper model||ref kl", "paper ref||model generalised_kl", "coverage", "dtw_nli",
