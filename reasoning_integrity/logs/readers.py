@@ -203,6 +203,7 @@ def read_csv(path, problems, columns=None, **_)->Iterator[LogItem]:
     except (pd.errors.ParserError, csv.Error, UnicodeDecodeError) as e:
         raise LogReadError(f"{path}: not a readable CSV file ({str(e)[:120]})") from None
 
+# %% ../../nbs/81_readers.ipynb #d7c6ea7c
 @reader("parquet", "Parquet with named columns, read one record batch at a time", (".parquet", ".pq"))
 def read_parquet(path, problems, columns=None, **_)->Iterator[LogItem]:
     import pyarrow.parquet as pq
@@ -268,7 +269,7 @@ def archive_budget(path:str|Path, # a zip archive (an inspect_ai `.eval` log)
     max_member = MAX_MEMBER_BYTES if max_member is None else max_member
     max_total = MAX_LOG_BYTES if max_total is None else max_total
     try: zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as e: raise LogReadError(f"{path}: not a readable zip archive ({str(e)[:120]})") from None
+    except (zipfile.BadZipFile, OSError, ValueError) as e: raise LogReadError(f"{path}: not a readable inspect_ai log archive ({str(e)[:120]})") from None
     sizes, total = {}, 0
     with zf, open(path, "rb") as f:
         for info in zf.infolist():

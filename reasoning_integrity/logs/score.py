@@ -112,6 +112,25 @@ def _chains(items, rule, name):
         chains.append(c); rules.append(used)
     return chains, probs, rules
 
+def _score_batches(rep, batches, name, segment, usable, sc, problems, progress):
+    "Segment, score and write (rows, records) each batch of samples in turn: (items table, rules used, coverage, chains)."
+    from tqdm.auto import tqdm
+    from reasoning_integrity.signals.registry import compute_signals, values_by_chain
+    parts, rules, covs, n_chains = [], [], [], 0
+    cols = ["id", "n_steps", "segmentation", "correct", "answer", "target", *usable]
+    with tqdm(desc=f"scoring {name}", unit="sample", disable=not progress) as bar:
+        for items in batches:
+            chains, seg_probs, used = _chains(items, segment, name)      # one batch at a time: memory stays a batch's
+            problems += seg_probs; rules += used
+            V, cov = compute_signals(chains, usable, sc)
+            byc = values_by_chain(V); del V
+            rows = [dict(id=c.id, n_steps=c.n_steps, segmentation=c.meta["segmentation"], correct=c.correct, answer=c.answer,
+                         target=c.gold, **{n: byc.get(c.id, ({}, {}))[1].get(n, np.nan) for n in usable}) for c in chains]
+            parts.append(pd.DataFrame(rows, columns=cols))   # a frame a batch: columns, not a dict a sample
+            rep.items(_records(chains, byc, usable), name="items", append=True)
+            covs.append(cov); n_chains += len(chains); bar.update(len(items))
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0], rules, _merge_coverage(covs), n_chains
+
 def _merge_coverage(covs:list)->pd.DataFrame:
     "The coverage of the whole run from its batches' (counts added, the reasons for skipping joined)."
     c = pd.concat(covs, ignore_index=True)
@@ -120,6 +139,7 @@ def _merge_coverage(covs:list)->pd.DataFrame:
              .agg(n_chains=("n_chains", "sum"), n_scored=("n_scored", "sum"),
                   skipped=("skipped", lambda s: "; ".join(dict.fromkeys(x for x in s if x)))).reset_index())
 
+# %% ../../nbs/82_score.ipynb #9dab99be
 def _summary(items_t, names, n_boot):
     from reasoning_integrity.signals.registry import SIGNALS
     from reasoning_integrity.signals.metrics import auroc, auroc_ci, auroc_delong_ci, DELONG_ABOVE
@@ -248,22 +268,9 @@ def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samp
     sc = SignalModels(nli=nli, emb=emb, llm=llm)
     usable = [n for n in names if all(sc.has(m) for m in SIGNALS[n].models)]
     with staged_report(out_dir) as stage:
-        rep, rows, rules, covs, n_chains = Report(stage, name=name), [], [], [], 0
-        from tqdm.auto import tqdm
-        with tqdm(desc=f"scoring {name}", unit="sample", disable=not progress) as bar:
-            for items in itertools.chain([first], iter(lambda: list(itertools.islice(stream, size)), [])):
-                chains, seg_probs, used = _chains(items, segment, name)      # one batch at a time: memory stays a batch's
-                problems += seg_probs; rules += used
-                V, cov = compute_signals(chains, usable, sc)
-                byc = values_by_chain(V); del V
-                for c in chains:
-                    cv = byc.get(c.id, ({}, {}))[1]
-                    rows.append(dict(id=c.id, n_steps=c.n_steps, segmentation=c.meta["segmentation"], correct=c.correct,
-                                     answer=c.answer, target=c.gold, **{n: cv.get(n, np.nan) for n in usable}))
-                rep.items(_records(chains, byc, usable), name="items", append=True)
-                covs.append(cov); n_chains += len(chains); bar.update(len(items))
-        items_t = pd.DataFrame(rows, columns=["id", "n_steps", "segmentation", "correct", "answer", "target", *usable])
-        cov = _merge_coverage(covs)
+        rep = Report(stage, name=name)
+        items_t, rules, cov, n_chains = _score_batches(rep, itertools.chain([first], iter(lambda: list(itertools.islice(stream, size)), [])),
+                                                       name, segment, usable, sc, problems, progress)
         summary = _summary(items_t, usable, n_boot)
         probs_t = problems_frame(problems)
         seg_t = (items_t.groupby("segmentation").n_steps.agg(["count", "mean", "median", "max"])

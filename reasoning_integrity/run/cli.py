@@ -147,6 +147,7 @@ def _view_dir(name:str, # what `ri view` was given
                             "(`ri list` names them; `ri reproduce NAME` writes one), and no `ri score LOG --name "
                             f"{name}` or `ri compare` run of that name is there")
 
+# %% ../../nbs/92_cli.ipynb #b8fa125b
 def _cmd_view(a)->int:
     from reasoning_integrity.run.explore import write_html
     root = _root(a, "view")

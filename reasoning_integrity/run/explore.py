@@ -301,6 +301,7 @@ def report_html(report:str|Path, reports_dir:str|Path="reports", max_items:int|N
             f'<body class="ri-notex"><nav><b>{html.escape(d.name)}</b> · {len(items)} items{nav_page}{search}{fig_link}{nav}</nav>'
             f"<main>{warn}{secs}{fig_sec}</main><script>{_PAGE_JS}</script></body></html>")
 
+# %% ../../nbs/94_explore.ipynb #19fcc51f
 def write_new(p:Path, # the file to (re)place
               text:str, # its text
              )->Path:
@@ -357,6 +358,7 @@ def safe_file(root:Path, # the folder served
     except (OSError, RuntimeError, ValueError): return None
     return f if f.is_file() and f.is_relative_to(root.resolve()) else None
 
+# %% ../../nbs/94_explore.ipynb #ef79d064
 class _Server(ThreadingHTTPServer):
     "`ThreadingHTTPServer` with a deep listen queue, at most `max_threads` requests at once, and quiet disconnects."
     request_queue_size, daemon_threads, max_threads = 1024, True, 32

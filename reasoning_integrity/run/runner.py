@@ -570,6 +570,7 @@ def report_lock(report_dir:Path, # the report folder the lock guards
         finally: _HELD.discard(str(path))
     finally: os.close(fd)   # closing releases the lock (so does the process's death)
 
+# %% ../../nbs/91_runner.ipynb #ec0439c4
 def _runner_dirs(report_dir:Path, kind:str)->list[Path]:
     "The runner's own folders of one kind ('staging', 'previous') beside `report_dir`: real folders matching its naming."
     pre = f".{report_dir.name}.{kind}-"
