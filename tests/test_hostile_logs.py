@@ -368,3 +368,14 @@ def test_serve_pages_and_csp(served_report):
     assert script[2:] == (["'unsafe-eval'"] if local_mathjax() else [])     # eval only for MathJax 2's configuration block
     inline = re.findall(r"<script>(.*?)</script>", page, re.S)
     assert inline == [_PAGE_JS]                                              # the one inline script the hash allows
+
+
+def test_explorer_pages_stay_part_of_the_report(tmp_path, monkeypatch):
+    from reasoning_integrity.run import explore
+    d = _scored(tmp_path)                                                   # three items
+    monkeypatch.setattr(explore, "PAGE_ITEMS", 2)
+    p = explore.write_html(d, page=2, mathjax=None)
+    assert p.name == "explorer-2.html" and "page 2 of 2 (items 3–3)" in p.read_text() and "q2" in p.read_text()
+    with pytest.raises(ValueError, match="page 3"): explore.write_html(d, page=3)
+    _scored(tmp_path)                                                       # the same name again: the report is replaced,
+    assert not (d / "explorer-2.html").exists()                             # its pages with it (not refused as foreign)

@@ -167,7 +167,7 @@ def _record_item(r:dict, key, problems, columns, fmt, where)->LogItem|None:
     col = lambda f: next((r[c] for c in ((columns[f],) if f in columns else _FIELDS[f]) if c in r and r[c] is not None), None)
     steps = col("steps")
     if isinstance(steps, str):
-        try: steps = json.loads(steps[:MAX_TEXT_CHARS + 1]) if len(steps) <= MAX_TEXT_CHARS else None
+        try: steps = json.loads(steps) if len(steps) <= MAX_TEXT_CHARS else None   # a JSON list in a text column
         except (ValueError, RecursionError): steps = None
     if hasattr(steps, "tolist"): steps = steps.tolist()               # a parquet list column
     # the one cap of every chain (at most MAX_STEPS steps, MAX_STEP_CHARS each), before any step is turned into text

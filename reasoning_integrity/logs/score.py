@@ -66,7 +66,8 @@ def staged_report(report_dir:Path,  # the report's final folder
         entries = {p.name for p in report_dir.iterdir()} if report_dir.is_dir() else None
         try: rec = json.loads((report_dir / "run.json").read_text())
         except (OSError, ValueError): rec = None
-        if entries is None or (entries and (not isinstance(rec, dict) or rec.get("kind") != kind or entries - SCORED_ENTRIES)):
+        extra = {e for e in (entries or set()) - SCORED_ENTRIES if not re.fullmatch(r"explorer-[1-9]\d*\.html", e)}   # `ri view --page K`
+        if entries is None or (entries and (not isinstance(rec, dict) or rec.get("kind") != kind or extra)):
             raise ReportRefused(f"{report_dir} exists and is not a {kind} report written by ri: nothing was changed; "
                                 "move it away or choose another --name")
     with report_lock(report_dir):

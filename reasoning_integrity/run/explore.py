@@ -434,6 +434,7 @@ def serve(report:str|Path, # an experiment name or a report folder
     def page(k:int)->bytes|None:   # page k of the explorer, built the first time it is asked for (page 1 at start)
         with lock:
             if k not in pages:
+                if len(pages) > 8: pages.pop(next(j for j in pages if j != 1))   # a few pages kept, the first always
                 try: pages[k] = report_html(d, max_items=max_items, figures=True, items=loaded, page=k, page_link=lambda j: f"/?page={j}",
                                             mathjax=("/mathjax/MathJax.js" + MATHJAX_QUERY) if mj else None).encode("utf-8")
                 except ValueError: return None     # no such page

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import platform
+import re
 import shutil
 import stat
 import subprocess
@@ -525,7 +526,7 @@ def check_report_target(report_dir:Path, # the report folder a run would replace
     except (OSError, ValueError) as e: what = f"its run.json is unreadable ({type(e).__name__})"
     else:
         if not isinstance(rec, dict) or rec.get("name") != name: what = f"its run.json is not a run of {name!r}"
-    if what is None and (extra := sorted(entries - _report_entries(name))):
+    if what is None and (extra := sorted(e for e in entries - _report_entries(name) if not re.fullmatch(r"explorer-[1-9]\d*\.html", e))):
         what = f"it holds files a run does not write ({', '.join(extra[:5])}{', ...' if len(extra) > 5 else ''})"
     if what is None:
         links = [p for p in report_dir.rglob("*") if p.is_symlink()]
