@@ -34,7 +34,7 @@ def score_completion(text:str,  # the model's final message (untrusted)
     from reasoning_integrity.logs.segment import segment
     from reasoning_integrity.signals.registry import SIGNALS, SignalModels, compute_signals, values_by_chain
     seg = segment(text or "", segment_rule)
-    value = {n: None for n in names}
+    value = {n: float("nan") for n in names}   # undefined is NaN: inspect's reducers turn None into 0.0, NaN they keep
     meta = dict(segmentation=seg.rule, steps=seg.steps, step_signals={}, most_suspicious_step={},
                 problems=[p.kind for p in seg.problems])
     if not seg.steps: return value, meta, "no text to score"
@@ -45,7 +45,7 @@ def score_completion(text:str,  # the model's final message (untrusted)
     sv, cv = values_by_chain(V).get("sample", ({}, {}))
     for n in use:
         x = cv.get(n)
-        value[n] = float(x) if x is not None and math.isfinite(x) else None
+        value[n] = float(x) if x is not None and math.isfinite(x) else float("nan")
         if n in sv:
             a = np.asarray(sv[n], float)
             meta["step_signals"][n] = [None if not math.isfinite(v) else float(v) for v in a]
@@ -83,8 +83,7 @@ if HAVE_INSPECT:
         """
         from reasoning_integrity.signals.registry import SIGNALS, SignalModels
         names = list(INSPECT_SIGNALS) if signals is None else [s.strip() for s in (signals.split(",") if isinstance(signals, str) else signals) if s.strip()]
-        unknown = [n for n in names if n not in SIGNALS]
-        if unknown: raise ValueError(f"unknown signal(s) {unknown}; registered: {', '.join(sorted(SIGNALS))}")
+        if (msg := SIGNALS.unknown(names)): raise ValueError(msg)
         need = {m for n in names for m in SIGNALS[n].models}
         nli = emb = None
         if "nli" in need:

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/04_registry.ipynb #7e1d77ee
 from __future__ import annotations
-import inspect, warnings
+import difflib, inspect, warnings
 from importlib.metadata import entry_points
 from typing import Any, Callable
 import pandas as pd
@@ -55,7 +55,15 @@ class Registry(dict):
         if self.knows(name): return dict.__getitem__(self, name)
         failed = load_providers(self.providers) if self.providers else {}
         why = f"; providers that failed to import: {', '.join(f'{k} ({v})' for k, v in failed.items())}" if failed else ""
-        raise KeyError(f"unknown {self.kind} {name!r}; known: {', '.join(sorted(map(str, self)))}{why}")
+        near = difflib.get_close_matches(str(name), list(map(str, self)), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise KeyError(f"unknown {self.kind} {name!r}{hint}; known: {', '.join(sorted(map(str, self)))}{why}")
+    def unknown(self, names)->str|None:
+        "None when every name in `names` is registered; else the message to show: each unknown name with the nearest known."
+        bad = [n for n in names if not self.knows(n)]
+        if not bad: return None
+        hint = "; ".join(f"{n!r}: did you mean {m[0]!r}?" for n in bad if (m := difflib.get_close_matches(str(n), list(map(str, self)), n=1)))
+        return f"unknown {self.kind}(s) {bad}" + (f" ({hint})" if hint else "") + f"; registered: {', '.join(sorted(map(str, self)))}"
     def knows(self, name:str)->bool:
         "Whether `name` is registered, after importing the providers once if it is not yet."
         if not dict.__contains__(self, name) and self.providers and self.providers not in _LOADED:

@@ -47,8 +47,7 @@ def resolve_signals(signals:str|Sequence[str]|None,  # None: the defaults; 'all'
     if signals is None: names = list(DEFAULT_SIGNALS) + (list(LLM_SIGNALS) if llm else [])
     elif signals == "all": names = [s for s in SIGNALS if s not in ("constant", "random", "combined")]
     else: names = [s.strip() for s in (signals.split(",") if isinstance(signals, str) else signals) if s.strip()]
-    unknown = [n for n in names if n not in SIGNALS]
-    if unknown: raise ValueError(f"unknown signal(s) {unknown}; registered: {', '.join(sorted(SIGNALS))}")
+    if (msg := SIGNALS.unknown(names)): raise ValueError(msg)   # with the nearest name: `lenght` -> did you mean 'length'?
     return list(dict.fromkeys(names))
 
 # %% ../../nbs/82_score.ipynb #78a08f01
@@ -132,6 +131,14 @@ def _score_batches(rep, batches, name, segment, usable, sc, problems, progress):
             covs.append(cov); n_chains += len(chains); bar.update(len(items))
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0], rules, _merge_coverage(covs), n_chains
 
+def _defined_coverage(cov:pd.DataFrame, items_t:pd.DataFrame)->pd.DataFrame:
+    "Coverage with one meaning of 'scored', the summary's: a value was defined; `n_run` counts the chains a signal ran on."
+    cov = cov.rename(columns={"n_scored": "n_run"})
+    cov.insert(cov.columns.get_loc("n_run") + 1, "n_scored", [int(items_t[s].notna().sum()) if s in items_t else 0 for s in cov.signal])
+    cov["skipped"] = ["; ".join(filter(None, [r, f"{u} undefined (the signal gives no value)" if u else ""]))
+                      for r, u in zip(cov.skipped, cov.n_run - cov.n_scored)]
+    return cov
+
 def _merge_coverage(covs:list)->pd.DataFrame:
     "The coverage of the whole run from its batches' (counts added, the reasons for skipping joined)."
     c = pd.concat(covs, ignore_index=True)
@@ -193,7 +200,8 @@ def _write_scored(rep, stage, name, path, fmt, segment, rules, usable, names, n_
               "marks answers right or wrong, the AUROC for a wrong answer (oriented; 95 % bootstrap CI, DeLong's past "
               f"{DELONG_ABOVE:,} samples: ci_method) beside the "
               "length baseline's on the same samples. A description of this log, not a validity finding.", floatfmt=".3f")
-    rep.table(cov, "coverage", note="Chains each signal scored, and why others were skipped.")
+    rep.table(cov, "coverage", note="Per signal: the chains it ran on (n_run) and those it gave a value for (n_scored, the "
+              "summary's n), and why the others have none.")
     rep.table(probs_t, "problems", note="Every sample skipped or cut while reading and segmenting, by kind.")
     rep.table(seg_t, "segmentation", note="Steps per sample by the segmentation rule used.", floatfmt=".1f")
     import matplotlib; import matplotlib.pyplot as plt
@@ -272,7 +280,7 @@ def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samp
         rep = Report(stage, name=name)
         items_t, rules, cov, n_chains = _score_batches(rep, itertools.chain([first], iter(lambda: list(itertools.islice(stream, size)), [])),
                                                        name, segment, usable, sc, problems, progress)
-        summary = _summary(items_t, usable, n_boot)
+        summary, cov = _summary(items_t, usable, n_boot), _defined_coverage(cov, items_t)
         probs_t = problems_frame(problems)
         seg_t = (items_t.groupby("segmentation").n_steps.agg(["count", "mean", "median", "max"])
                  .rename(columns={"count": "n_items", "mean": "mean_steps", "median": "median_steps", "max": "max_steps"}).reset_index())

@@ -63,8 +63,7 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
         warnings.warn("score_chain: input cut to the chain caps: " + "; ".join(p.message for p in chain.cuts), stacklevel=2)
     steps = chain.steps
     names = list(SIGNALS) if signals is None else list(signals)
-    unknown = [n for n in names if n not in SIGNALS]
-    if unknown: raise ValueError(f"unknown signal(s) {unknown}; registered: {sorted(SIGNALS)}")
+    if (msg := SIGNALS.unknown(names)): raise ValueError(msg)
     needed = {m for n in names for m in SIGNALS[n].models}
     why = {}
     if "emb" in needed and emb is None: emb, why["emb"] = _default("emb")

@@ -184,7 +184,10 @@ def _cmd_score(a)->int:
         print(f"ri score: {e}\nnothing was written", file=sys.stderr); return 2
     print(f"\n{r.run['n_items']} samples of {Path(a.path).name} ({r.run['format']}) scored; "
           f"{r.run['n_problems']} problems (tables/problems.csv)")
-    cols = ["signal", "n", "mean", "median", "auroc_wrong", "ci_low", "ci_high", "length_auroc_same_items"]
+    cols = ["signal", "n", "mean", "median", "auroc_wrong", "ci_low", "ci_high", "length_auroc_same_items", "n_wrong", "n_right"]
+    lab = r.items.correct.dropna() if "correct" in r.items else pd.Series(dtype=object)
+    print(f"accuracy (the log's own verdicts): {int((lab == True).sum())} of {len(lab)} right" if len(lab) else
+          "accuracy: the log marks no answer right or wrong, so no AUROC for a wrong answer can be computed")
     with pd.option_context("display.width", 100, "display.precision", 3): print(r.summary[cols].to_string(index=False))
     print(f"\nreport: {r.report}\nbrowse: ri view {r.report.name}")
     return 0

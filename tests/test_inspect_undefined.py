@@ -1,0 +1,69 @@
+"""`inspect score --scorer reasoning_integrity/integrity` through inspect's real CLI and metric path (issue 40, part 1):
+a signal undefined for a sample is left out and counted, never reported as 0.000.
+
+The logs are written by inspect_ai's own writer (`tests/test_hostile_logs._eval_log`); `inspect score` re-scores them
+in a subprocess, as a user would, and the scored log is read back with inspect_ai's reader.
+"""
+import math, os, subprocess, sys
+from pathlib import Path
+
+import pytest
+
+from test_hostile_logs import _eval_log
+
+BIN = Path(sys.executable).parent
+
+
+def _rescore(log: Path, out: Path):
+    r = subprocess.run([str(BIN / "inspect"), "score", str(log), "--scorer", "reasoning_integrity/integrity",
+                        "-S", "signals=length,verified_computation", "--action", "append", "--output-file", str(out),
+                        "--display", "plain"], capture_output=True, text=True, timeout=300, cwd=out.parent,
+                       env={**os.environ, "TOKENIZERS_PARALLELISM": "false"})
+    assert r.returncode == 0 and out.is_file(), r.stdout[-2000:] + r.stderr[-3000:]
+    from inspect_ai.log import read_eval_log
+    log = read_eval_log(str(out))
+    res = {s.name: s for s in log.results.scores if s.scorer == "integrity"}
+    return r.stdout + r.stderr, res, log
+
+
+def _undefined(v):
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+@pytest.mark.parametrize("chains,n_defined,mean", [
+    (["so the answer is five", "we think\n\nit is 6", "it is four"], 0, None),          # no computation anywhere
+    (["so the answer is five", "2 + 3 = 5\n\nso 5", "3 + 3 = 7\n\nso 7"], 2, 0.5),     # two checkable, one false
+])
+def test_inspect_score_reports_undefined_as_undefined(tmp_path, chains, n_defined, mean):
+    text, res, log = _rescore(_eval_log(tmp_path / "log.eval", chains), tmp_path / "scored.eval")
+    assert "Unable to convert value to float" not in text, text[-2000:]
+    vc, ln = res["verified_computation"], res["length"]
+    assert (vc.scored_samples, vc.unscored_samples) == (n_defined, 3 - n_defined)
+    assert (ln.scored_samples, ln.unscored_samples) == (3, 0)
+    m = {k.split("/")[-1]: v.value for k, v in vc.metrics.items()}
+    if mean is None: assert _undefined(m["defined_mean"]) and _undefined(m["defined_stderr"]), m
+    else: assert m["defined_mean"] == pytest.approx(mean) and m["defined_stderr"] == pytest.approx(0.5), m
+    for s in log.samples:                                                         # per sample: undefined stays undefined
+        v = s.scores["integrity"].value["verified_computation"]
+        assert _undefined(v) or v in (0.0, 1.0)
+
+
+def test_ri_score_has_one_meaning_of_scored_and_its_headline_explains_itself(tmp_path):
+    import json
+    import pandas as pd
+    from test_hostile_logs import _ri
+    rows = [dict(id="a", chain="so the answer is five", correct=False), dict(id="b", chain="2 + 3 = 5\n\nso 5", correct=True),
+            dict(id="c", chain="we think\n\nit is 6", correct=False)]
+    (tmp_path / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rc, out, err, _, _ = _ri("score", "log.jsonl", "--name", "u", "--signals", "length,verified_computation",
+                             "--reports-dir", str(tmp_path / "reports"), "--no-progress", cwd=tmp_path)
+    assert rc == 0, err[-2000:]
+    d = tmp_path / "reports" / "scored" / "u" / "tables"
+    cov = pd.read_csv(d / "coverage.csv", keep_default_na=False).set_index("signal")
+    summ = pd.read_csv(d / "summary.csv").set_index("signal")
+    assert (cov.loc["verified_computation", "n_run"], cov.loc["verified_computation", "n_scored"]) == (3, 1)
+    assert cov.loc["verified_computation", "skipped"] == "2 undefined (the signal gives no value)"
+    assert (cov.n_scored == summ.n.reindex(cov.index)).all()                     # one definition in both tables
+    assert "accuracy (the log's own verdicts): 1 of 3 right" in out
+    head = next(l for l in out.splitlines() if l.strip().startswith("signal"))
+    assert head.split()[-2:] == ["n_wrong", "n_right"]
