@@ -1,5 +1,6 @@
-"""`inspect score --scorer reasoning_integrity/integrity` through inspect's real CLI and metric path (issue 40, part 1):
-a signal undefined for a sample is left out and counted, never reported as 0.000.
+"""What a user scoring their own runs sees (issue 40): `inspect score --scorer reasoning_integrity/integrity` through
+inspect's real CLI and metric path, where a signal undefined for a sample is left out and counted, never reported as
+0.000; `ri score`'s one meaning of "scored"; messages that say what to do.
 
 The logs are written by inspect_ai's own writer (`tests/test_hostile_logs._eval_log`); `inspect score` re-scores them
 in a subprocess, as a user would, and the scored log is read back with inspect_ai's reader.
@@ -67,3 +68,17 @@ def test_ri_score_has_one_meaning_of_scored_and_its_headline_explains_itself(tmp
     assert "accuracy (the log's own verdicts): 1 of 3 right" in out
     head = next(l for l in out.splitlines() if l.strip().startswith("signal"))
     assert head.split()[-2:] == ["n_wrong", "n_right"]
+
+
+def test_messages_say_what_the_names_are(tmp_path):
+    import json
+    from test_hostile_logs import _ri
+    for name, ids in (("x", ["a1", "a2", "a3", "a4"]), ("y", ["b1", "b2", "b3"])):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(dict(id=i, chain="1 + 1 = 2\n\nso 2")) + "\n" for i in ids))
+        rc, out, err, _, _ = _ri("score", f"{name}.jsonl", "--signals", "length,step_support", "--reports-dir", str(tmp_path / "reports"),
+                                 "--no-progress", cwd=tmp_path)
+        assert rc == 0 and "Loading weights" not in err and "it/s]" not in err, err[-2000:]   # --no-progress: no model bars
+    rc, out, err, _, _ = _ri("compare", "x", "y", "--reports-dir", str(tmp_path / "reports"), cwd=tmp_path)
+    assert rc == 2 and "share no sample id" in err and "ids of x: 'a1', 'a2', 'a3'; of y: 'b1', 'b2', 'b3'" in err, err[-2000:]
+    rc, out, err, _, _ = _ri("score", "x.jsonl", "--signals", "lenght", "--reports-dir", str(tmp_path / "reports"), cwd=tmp_path)
+    assert rc == 2 and "'lenght': did you mean 'length'?" in err

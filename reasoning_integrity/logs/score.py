@@ -357,7 +357,8 @@ def compare_runs(a,  # a scored report (folder, `ScoredRun`, or a name under rep
     (A, ra, na), (B, rb, nb) = _items(res(a)), _items(res(b))
     ids = sorted(set(A.id) & set(B.id))
     counts = dict(matched=len(ids), only_a=len(set(A.id) - set(B.id)), only_b=len(set(B.id) - set(A.id)))
-    if not ids: raise ValueError(f"{na} and {nb} share no sample id: nothing to compare")
+    if not ids: raise ValueError(f"{na} and {nb} share no sample id: nothing to compare (ids of {na}: "
+                                 f"{', '.join(map(repr, A.id[:3]))}; of {nb}: {', '.join(map(repr, B.id[:3]))})")
     A, B = A.set_index("id").loc[ids], B.set_index("id").loc[ids]
     sigs = [s for s in A.columns if s in B.columns and s in SIGNALS]
     extra = [c for c in ("correct",) if c in A.columns and c in B.columns and A[c].notna().any() and B[c].notna().any()]

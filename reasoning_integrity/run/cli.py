@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -177,6 +178,11 @@ def _cmd_score(a)->int:
     from reasoning_integrity.run.runner import ReportBusy, ReportRefused
     root = _root(a, "score")
     rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
+    if a.no_progress:   # the model libraries' loading bars too, not only ours
+        os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+        try:
+            import transformers; transformers.utils.logging.disable_progress_bar()
+        except (ImportError, AttributeError): pass
     try:
         r = score_log(a.path, name=a.name, format=a.format, signals=a.signals, segment=a.segment, limit=a.limit,
                       llm=a.model, reports_dir=rd, progress=not a.no_progress)
