@@ -50,7 +50,8 @@ def score_completion(text:str,  # the model's final message (untrusted)
             a = np.asarray(sv[n], float)
             meta["step_signals"][n] = [None if not math.isfinite(v) else float(v) for v in a]
             o = SIGNALS[n].sign * a
-            if np.isfinite(o).any(): meta["most_suspicious_step"][n] = int(np.nanargmax(o))
+            if np.isfinite(o).any() and len({float(x) if np.isfinite(x) else None for x in o}) > 1:
+                meta["most_suspicious_step"][n] = int(np.nanargmax(o))   # only where the steps differ
     flagged = [i for i, v in enumerate(meta["step_signals"].get("verified_computation", [])) if v == 1]
     expl = f"{len(seg.steps)} steps ({seg.rule})" + (f"; false computation at step(s) {flagged}" if flagged else "")
     return value, meta, expl

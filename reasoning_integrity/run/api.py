@@ -89,7 +89,8 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
             cols[n] = a
             val = float(REDUCERS[s.reduce](a)) if a.size and np.isfinite(a).any() else float("nan")
             o = s.sign * a                          # oriented: higher = more likely wrong
-            if np.isfinite(o).any(): worst = int(np.nanargmax(o))
+            if np.isfinite(o).any() and len({float(x) if np.isfinite(x) else None for x in o}) > 1:
+                worst = int(np.nanargmax(o))   # only where the steps differ: a constant signal points at no step
         else:
             val = float(v) if v is not None else float("nan")
         rows.append(dict(signal=n, level=s.level, value=val, higher=s.higher, most_suspicious_step=worst,
