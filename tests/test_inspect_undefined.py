@@ -82,3 +82,44 @@ def test_messages_say_what_the_names_are(tmp_path):
     assert rc == 2 and "share no sample id" in err and "ids of x: 'a1', 'a2', 'a3'; of y: 'b1', 'b2', 'b3'" in err, err[-2000:]
     rc, out, err, _, _ = _ri("score", "x.jsonl", "--signals", "lenght", "--reports-dir", str(tmp_path / "reports"), cwd=tmp_path)
     assert rc == 2 and "'lenght': did you mean 'length'?" in err
+
+
+def _fake_run(d: Path, items):
+    import json
+    import pandas as pd
+    (d / "tables").mkdir(parents=True)
+    pd.DataFrame(items).to_csv(d / "tables" / "items.csv", index=False)
+    (d / "run.json").write_text(json.dumps(dict(kind="scored", name=d.name, input=d.name)))
+    return d
+
+
+def test_compare_adjusts_for_length_and_tests_accuracy_with_mcnemar(tmp_path):
+    import numpy as np
+    from scipy.stats import binomtest
+    from reasoning_integrity.logs.score import compare_runs
+    rng = np.random.default_rng(0)
+    n = 60
+    la = rng.integers(40, 80, n); lb = la * 3                                  # B's chains: three times as long, nothing else
+    noise_a, noise_b = rng.normal(0, 0.5, n), rng.normal(0, 0.5, n)
+    ca = rng.random(n) < 0.5
+    cb = ca.copy(); cb[:12] = ~cb[:12]                                         # 12 discordant verdicts
+    A = _fake_run(tmp_path / "a", dict(id=[f"q{i}" for i in range(n)], n_steps=3, correct=ca, length=la,
+                                       embedding_drift=0.01 * la + noise_a, step_support=noise_a))
+    B = _fake_run(tmp_path / "b", dict(id=[f"q{i}" for i in range(n)], n_steps=3, correct=cb, length=lb,
+                                       embedding_drift=0.01 * lb + noise_b, step_support=noise_b + 1.0))
+    t = compare_runs(A, B, n_boot=2000, name=False).table.set_index("signal")
+    ed, ss = t.loc["embedding_drift"], t.loc["step_support"]
+    assert ed["diff"] > 1.0 and ed.p_adj < 0.01                                # raw: a large, "significant" shift ...
+    assert abs(ed.diff_length_adjusted) < 0.35 and ed.p_adj_length_adjusted > 0.05   # ... that length explains
+    C = _fake_run(tmp_path / "c2", dict(id=[f"q{i}" for i in range(n)], n_steps=3, correct=ca, length=la,     # same lengths,
+                                        embedding_drift=0.01 * la + noise_b, step_support=noise_b + 1.0))     # content shifted
+    ss = compare_runs(A, C, n_boot=2000, name=False).table.set_index("signal").loc["step_support"]
+    assert 0.7 < ss.diff_length_adjusted < 1.3 and ss.p_adj_length_adjusted < 0.01   # a shift beyond length survives it
+    b, c = int((ca & ~cb).sum()), int((~ca & cb).sum())
+    assert t.loc["correct", "test"] == "mcnemar_exact"
+    assert t.loc["correct", "p"] == pytest.approx(binomtest(b, b + c, 0.5).pvalue, rel=1e-9)   # exact McNemar = binomial on discordant
+    assert set(t.family) == {"apart", "signals"} and t.loc["correct", "family"] == t.loc["length", "family"] == "apart"
+    small = compare_runs(_fake_run(tmp_path / "c", dict(id=["x", "y", "z"], n_steps=1, length=[1, 2, 3], step_support=[0.1, 0.2, 0.3])),
+                         _fake_run(tmp_path / "d", dict(id=["x", "y", "z"], n_steps=1, length=[1, 2, 3], step_support=[0.2, 0.3, 0.5])),
+                         n_boot=200, name=False)
+    assert small.notes and "no paired test can reach p < 0.01" in small.notes[0]

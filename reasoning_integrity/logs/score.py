@@ -296,10 +296,12 @@ class RunComparison:
     top: pd.DataFrame  # per signal, the items with the largest |b − a|
     counts: dict  # matched, only_a, only_b
     report: Path|None = None  # where it was written (None: not written)
+    notes: list = field(default_factory=list)  # what a reader must know to read the table (a sample too small for any p < 0.01)
     def __repr__(self):
         with pd.option_context("display.width", 100, "display.precision", 3):
             return (f"{self.counts['matched']} matched samples ({self.counts['only_a']} only in A, {self.counts['only_b']} only in B)\n"
-                    f"{self.table[['signal', 'n', 'mean_a', 'mean_b', 'diff', 'ci_low', 'ci_high', 'p_adj']].to_string(index=False)}")
+                    f"{self.table[['signal', 'n', 'diff', 'ci_low', 'ci_high', 'p_adj', 'diff_length_adjusted', 'p_adj_length_adjusted']].to_string(index=False)}"
+                    + "".join(f"\n{n}" for n in self.notes))
 
 def _run_dir(r, reports_dir)->Path:
     "One rule for a run given by name or path: a plain name is `reports_dir/scored/NAME`; a path (a `/` in it) is that folder."
@@ -315,8 +317,39 @@ def _items(run)->tuple[pd.DataFrame, dict, str]:
     if len(dup): raise ValueError(f"{d}: duplicate sample ids {list(dup[:5])}: samples cannot be matched")
     return t, rec, d.name
 
+# %% ../../nbs/82_score.ipynb #e7d09ae8
+def _paired_diff(d:np.ndarray, n_boot:int, seed:int)->dict:
+    "Mean of paired differences, its 95 % bootstrap interval and two-sided bootstrap p (1 when every difference is 0)."
+    bi = np.random.default_rng(seed).integers(0, len(d), size=(n_boot, len(d)))   # each row its own draws: a row's CI does not depend on the others
+    boot = d[bi].mean(1)
+    p = min(1.0, 2 * min((1 + (boot <= 0).sum()) / (n_boot + 1), (1 + (boot >= 0).sum()) / (n_boot + 1)))
+    return dict(diff=float(d.mean()), ci_low=float(np.quantile(boot, .025)), ci_high=float(np.quantile(boot, .975)),
+                p=1.0 if np.all(d == 0) else p)
+
+def _mcnemar(a:np.ndarray, b:np.ndarray)->float:
+    "McNemar's exact p for paired right (1) / wrong (0) verdicts of the same samples (statsmodels)."
+    from statsmodels.stats.contingency_tables import mcnemar
+    tab = [[int(((a == 1) & (b == 1)).sum()), int(((a == 1) & (b == 0)).sum())],
+           [int(((a == 0) & (b == 1)).sum()), int(((a == 0) & (b == 0)).sum())]]
+    return float(mcnemar(tab, exact=True).pvalue)
+
+def _length_residuals(A:pd.DataFrame, B:pd.DataFrame, sigs:list)->dict:
+    "Per signal, the paired difference (b − a) of its residuals from a least-squares model on length and steps fitted to both runs."
+    X = lambda T: np.c_[np.ones(len(T)), T["length"].astype(float) if "length" in T else np.zeros(len(T)), T["n_steps"].astype(float)]
+    XA, XB, out = X(A), X(B), {}
+    for s in sigs:
+        ya, yb = A[s].astype(float).to_numpy(), B[s].astype(float).to_numpy()
+        Xs, ys = np.r_[XA, XB], np.r_[ya, yb]
+        m = np.isfinite(ys) & np.isfinite(Xs).all(1)
+        if m.sum() < 4: continue
+        beta = np.linalg.lstsq(Xs[m], ys[m], rcond=None)[0]
+        d = (yb - XB @ beta) - (ya - XA @ beta)
+        out[s] = d[np.isfinite(d)]
+    return out
+
+
 # %% ../../nbs/82_score.ipynb #cb02ff00
-def _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed):
+def _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed, notes=()):
     "Write a comparison's tables, figure, manifest and run.json to `out` (replaced only when complete)."
     with staged_report(out, kind="comparison") as stage:
         from reasoning_integrity.run.report import Report
@@ -324,7 +357,11 @@ def _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed
         rep = Report(stage, name=out.name)
         rep.table(t, "comparison", note=f"B = {nb} minus A = {na}, over {len(ids)} samples both scored "
                   f"({counts['only_a']} only in A, {counts['only_b']} only in B): mean paired difference of each chain "
-                  "value with a 95 % paired bootstrap interval and a two-sided bootstrap p, Holm-Sidak over the rows.", floatfmt=".4g")
+                  "value with a 95 % paired bootstrap interval and a two-sided bootstrap p, Holm-Sidak over the signals "
+                  "(family 'signals'; `correct`, compared by McNemar's exact test, and `length` are reported apart, uncorrected); "
+                  "the *_length_adjusted columns give the same for each signal's residual from a least-squares model on length "
+                  "and number of steps fitted to both runs: what changed beyond what the chains' length predicts.", floatfmt=".4g")
+        for n in notes: rep.note(n)
         rep.table(tp, "top_differences", note=f"Per signal, the {top} samples whose values differ most.", floatfmt=".4g")
         sc = t.dropna(subset=["diff"]).copy()
         sc["scale"] = [max(abs(r.ci_low), abs(r.ci_high), 1e-12) for r in sc.itertuples()]
@@ -362,28 +399,41 @@ def compare_runs(a,  # a scored report (folder, `ScoredRun`, or a name under rep
     A, B = A.set_index("id").loc[ids], B.set_index("id").loc[ids]
     sigs = [s for s in A.columns if s in B.columns and s in SIGNALS]
     extra = [c for c in ("correct",) if c in A.columns and c in B.columns and A[c].notna().any() and B[c].notna().any()]
+    res = _length_residuals(A, B, [s for s in sigs if s != "length"])
     rows, tops = [], []
     for s in extra + sigs:
         x = A[s].map({True: 1.0, False: 0.0, "True": 1.0, "False": 0.0}) if s == "correct" else A[s].astype(float)
         y = B[s].map({True: 1.0, False: 0.0, "True": 1.0, "False": 0.0}) if s == "correct" else B[s].astype(float)
         d = (y - x).to_numpy(float); m = np.isfinite(d)
-        if m.sum() < 2: rows.append(dict(signal=s, n=int(m.sum()))); continue
-        dm = d[m]; bi = np.random.default_rng(seed).integers(0, m.sum(), size=(n_boot, m.sum()))   # each row its own draws: a row's CI does not depend on the others
-        boot = dm[bi].mean(1)
-        p = min(1.0, 2 * min((1 + (boot <= 0).sum()) / (n_boot + 1), (1 + (boot >= 0).sum()) / (n_boot + 1)))
-        if np.all(dm == 0): p = 1.0
-        rows.append(dict(signal=s, higher="right" if s == "correct" else SIGNALS[s].higher, n=int(m.sum()),
-                         mean_a=float(x[m].mean()), mean_b=float(y[m].mean()), diff=float(dm.mean()),
-                         ci_low=float(np.quantile(boot, .025)), ci_high=float(np.quantile(boot, .975)), p=p))
+        if m.sum() < 2: rows.append(dict(signal=s, n=int(m.sum()), family="apart" if s in ("correct", "length") else "signals")); continue
+        r = _paired_diff(d[m], n_boot, seed)
+        if s == "correct": r["p"] = _mcnemar(x[m].to_numpy(), y[m].to_numpy())   # paired right/wrong: McNemar's exact test
+        row = dict(signal=s, higher="right" if s == "correct" else SIGNALS[s].higher, n=int(m.sum()), mean_a=float(x[m].mean()),
+                   mean_b=float(y[m].mean()), diff=r["diff"], ci_low=r["ci_low"], ci_high=r["ci_high"], p=r["p"],
+                   test="mcnemar_exact" if s == "correct" else "paired_bootstrap", family="apart" if s in ("correct", "length") else "signals")
+        if s in res:   # the same difference after what length and step count predict (a length model fitted on both runs)
+            ra = _paired_diff(res[s], n_boot, seed) if np.isfinite(res[s]).sum() >= 2 else {}
+            row.update(diff_length_adjusted=ra.get("diff"), ci_low_length_adjusted=ra.get("ci_low"),
+                       ci_high_length_adjusted=ra.get("ci_high"), p_length_adjusted=ra.get("p"))
+        rows.append(row)
         o = np.argsort(-np.abs(np.where(m, d, 0)), kind="stable")[:top]
         tops += [dict(signal=s, id=ids[i], a=float(x.iloc[i]), b=float(y.iloc[i]), diff=float(d[i])) for i in o if m[i] and d[i] != 0]
-    t = pd.DataFrame(rows, columns=["signal", "higher", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p"])
-    t["p_adj"] = holm_sidak(t.p.to_numpy(float))
+    t = pd.DataFrame(rows, columns=["signal", "higher", "family", "test", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p",
+                                    "diff_length_adjusted", "ci_low_length_adjusted", "ci_high_length_adjusted", "p_length_adjusted"])
+    fam = (t.family == "signals").to_numpy()   # Holm-Sidak over the signals; `correct` and `length` are reported apart
+    for col, out in (("p", "p_adj"), ("p_length_adjusted", "p_adj_length_adjusted")):
+        t[out] = np.nan
+        if fam.any(): t.loc[fam, out] = holm_sidak(t.loc[fam, col].to_numpy(float))
+    t.loc[~fam, "p_adj"] = t.loc[~fam, "p"]
     t["significant"] = t.p_adj < 0.05
+    t["significant_length_adjusted"] = t.p_adj_length_adjusted < 0.05
     tp = pd.DataFrame(tops, columns=["signal", "id", "a", "b", "diff"])
-    cmp = RunComparison(t, tp, counts)
+    n = counts["matched"]
+    notes = [f"note: with {n} matched samples no paired test can reach p < 0.01 (an exact sign-flip test's smallest two-sided "
+             f"p is 2 × 2^-{n} = {2 * 0.5 ** n:.3g}): read the intervals, not p"] if 2 * 0.5 ** n > 0.01 else []
+    cmp = RunComparison(t, tp, counts, notes=notes)
     if name is not False:
         out = scored_dir(name or f"{na}-vs-{nb}"[:80], reports_dir)
-        _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed)
+        _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed, notes)
         cmp.report = out
     return cmp

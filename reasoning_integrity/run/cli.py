@@ -207,9 +207,12 @@ def _cmd_compare(a)->int:
     except (ValueError, FileNotFoundError, ReportBusy, ReportRefused) as e:
         print(f"ri compare: {e}", file=sys.stderr); return 2
     print(f"{c.counts['matched']} samples matched by id ({c.counts['only_a']} only in {a.a}, {c.counts['only_b']} only in {a.b}); "
-          f"diff = {a.b} - {a.a}, 95 % paired bootstrap CI, Holm-Sidak over the rows")
+          f"diff = {a.b} - {a.a}, 95 % paired bootstrap CI, Holm-Sidak over the signals (correct: McNemar's exact test, and "
+          "length reported apart); *_length_adjusted: the difference beyond what length and steps predict")
     with pd.option_context("display.width", 100, "display.precision", 3):
-        print(c.table[["signal", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_adj"]].to_string(index=False))
+        print(c.table[["signal", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_adj", "diff_length_adjusted",
+                       "p_adj_length_adjusted"]].to_string(index=False))
+    for n in c.notes: print(n)
     print(f"\nreport: {c.report}")
     return 0
 
