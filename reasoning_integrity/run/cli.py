@@ -198,6 +198,7 @@ def _cmd_score(a)->int:
     print(f"\nreport: {r.report}\nbrowse: ri view {r.report.name}")
     return 0
 
+# %% ../../nbs/92_cli.ipynb #cb8cb5ba
 def _cmd_compare(a)->int:
     from reasoning_integrity.logs.score import compare_runs
     from reasoning_integrity.run.runner import ReportBusy, ReportRefused
