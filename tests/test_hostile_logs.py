@@ -55,7 +55,7 @@ def _files(d: Path) -> set:
 
 
 # ---- inspect .eval archives, written by inspect_ai's own writer, then taken apart and put together by hand ----------
-def _eval_log(path: Path, chains, ids=None):
+def _eval_log(path: Path, chains, ids=None, stop_reasons=None):
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalResults, EvalSample, EvalSpec, write_eval_log
     from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
     from inspect_ai.scorer import Score
@@ -64,7 +64,8 @@ def _eval_log(path: Path, chains, ids=None):
                     dataset=EvalDataset(name="arith", samples=len(ids), sample_ids=ids))
     samples = [EvalSample(id=i, epoch=1, input=f"What is {k} + 3?", target=str(k + 3),
                           messages=[ChatMessageUser(content=f"What is {k} + 3?"), ChatMessageAssistant(content=c)],
-                          output=ModelOutput.from_content("mockllm/model", c), scores={"match": Score(value="C", answer="5")})
+                          output=ModelOutput.from_content("mockllm/model", c, stop_reason=(stop_reasons or {}).get(i, "stop")),
+                          scores={"match": Score(value="C", answer="5")})
                for k, (i, c) in enumerate(zip(ids, chains))]
     write_eval_log(EvalLog(eval=spec, status="success", samples=samples,
                            results=EvalResults(total_samples=len(ids), completed_samples=len(ids))), str(path))

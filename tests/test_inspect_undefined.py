@@ -123,3 +123,17 @@ def test_compare_adjusts_for_length_and_tests_accuracy_with_mcnemar(tmp_path):
                          _fake_run(tmp_path / "d", dict(id=["x", "y", "z"], n_steps=1, length=[1, 2, 3], step_support=[0.2, 0.3, 0.5])),
                          n_boot=200, name=False)
     assert small.notes and "no paired test can reach p < 0.01" in small.notes[0]
+
+
+def test_degenerate_chains_are_counted(tmp_path):
+    import pandas as pd
+    from test_hostile_logs import _ri
+    log = _eval_log(tmp_path / "d.eval", ["What is 0 + 3? What is 0 + 3? What is 0 + 3?", "What is 1 + 3?",
+                                          "We add 2 and 3.\n\n2 + 3 = 5, so 5", "3 + 3 = 6 and then"],
+                    stop_reasons={"s3": "max_tokens"})
+    rc, out, err, _, _ = _ri("score", str(log), "--name", "g", "--signals", "length", "--reports-dir", str(tmp_path / "reports"),
+                             "--no-progress", cwd=tmp_path)
+    assert rc == 0, err[-2000:]
+    t = pd.read_csv(tmp_path / "reports" / "scored" / "g" / "tables" / "problems.csv")
+    assert dict(zip(t.kind, t.n)) == {"repeats_prompt": 2, "cut_at_token_limit": 1}
+    assert "4 samples of d.eval (inspect) scored; 3 problems" in out        # warned, counted, and scored all the same

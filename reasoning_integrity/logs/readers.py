@@ -336,7 +336,8 @@ def read_inspect(path, problems, **_)->Iterator[LogItem]:
             yield LogItem(id=sid, question=_text(inp, problems, "question") or "", chain=_text(chain, problems, "chain"),
                           answer=_text(first[1].answer, problems, "answer") if first else None,
                           target=_text(tgt, problems, "target"), correct=_verdict(first[1].value) if first else None,
-                          scores=scores, meta=dict(format="inspect", task=task, model=model, epoch=s.epoch))
+                          scores=scores, meta=dict(format="inspect", task=task, model=model, epoch=s.epoch,
+                                                   stop_reason=str(s.output.stop_reason) if s.output is not None and s.output.choices else None))
     except LogReadError: raise
     except Exception as e:   # a log cut mid-sample, a damaged archive member
         raise LogReadError(f"{path}: the inspect_ai log could not be read to the end ({type(e).__name__}: {str(e)[:160]})") from None

@@ -95,6 +95,16 @@ class ScoredRun:
                     f"{self.summary[['signal', 'n', 'mean', 'median', 'auroc_wrong', 'ci_low', 'ci_high']].to_string(index=False)}")
 
 # %% ../../nbs/82_score.ipynb #c7b3e9e6
+def _degenerate(it)->list:
+    "Warnings (scored all the same, counted) for a chain that is not reasoning: the prompt echoed, an answer cut at the token limit."
+    from reasoning_integrity.core.text import ParseProblem
+    out, q, text = [], " ".join((it.question or "").split()), " ".join((it.chain or " ".join(it.steps or [])).split())
+    if len(q) >= 10 and q in text and (text.count(q) >= 2 or len(text) <= 1.5 * len(q) + 40):   # an echo, not a restatement
+        out.append(ParseProblem("repeats_prompt", f"sample {it.id}: the chain is the question echoed", it.id))
+    if it.meta.get("stop_reason") == "max_tokens":
+        out.append(ParseProblem("cut_at_token_limit", f"sample {it.id}: generation stopped at the token limit", it.id))
+    return out
+
 def _chains(items, rule, name):
     from reasoning_integrity.signals.chains import Chain
     from reasoning_integrity.logs.segment import segment
@@ -108,7 +118,7 @@ def _chains(items, rule, name):
         c = Chain(id=it.id, steps=steps, question=it.question or "", answer=it.answer, gold=it.target,
                   correct=it.correct, dataset=name, meta=dict(segmentation=used, **{k: v for k, v in it.meta.items()
                                                                     if isinstance(v, (str, int, float, bool))}))
-        probs += [replace(q, where=q.where or it.id) for q in p + c.cuts]   # problems are frozen: each gets its sample
+        probs += [replace(q, where=q.where or it.id) for q in p + c.cuts + _degenerate(it)]   # problems are frozen: each gets its sample
         chains.append(c); rules.append(used)
     return chains, probs, rules
 
