@@ -137,3 +137,23 @@ def test_degenerate_chains_are_counted(tmp_path):
     t = pd.read_csv(tmp_path / "reports" / "scored" / "g" / "tables" / "problems.csv")
     assert dict(zip(t.kind, t.n)) == {"repeats_prompt": 2, "cut_at_token_limit": 1}
     assert "4 samples of d.eval (inspect) scored; 3 problems" in out        # warned, counted, and scored all the same
+
+
+def test_runs_of_two_tools_pair_by_question(tmp_path):
+    import json
+    from test_hostile_logs import _ri
+    qs = ["What is 2 + 3?", "What is 4 + 4?", "What is 9 - 1?"]
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(dict(id=f"q{i}", question=q, chain="1 + 1 = 2\n\nso 2")) + "\n" for i, q in enumerate(qs)))
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps(dict(id=str(i), question=q + "  ", chain="1 + 1 = 3\n\nso 3")) + "\n"
+                                              for i, q in enumerate(reversed(qs))))
+    for n in ("a", "b"):
+        rc, out, err, _, _ = _ri("score", f"{n}.jsonl", "--signals", "length,verified_computation", "--reports-dir", str(tmp_path / "reports"),
+                                 "--no-progress", cwd=tmp_path)
+        assert rc == 0, err[-2000:]
+    rc, out, err, _, _ = _ri("compare", "a", "b", "--reports-dir", str(tmp_path / "reports"), cwd=tmp_path)
+    assert rc == 2 and "share no sample id" in err
+    rc, out, err, _, _ = _ri("compare", "a", "b", "--id-field", "question", "--n-boot", "100", "--reports-dir", str(tmp_path / "reports"),
+                             cwd=tmp_path)
+    assert rc == 0 and "3 samples matched by question" in out, err[-2000:]
+    rc, out, err, _, _ = _ri("compare", "a", "b", "--id-field", "nope", "--reports-dir", str(tmp_path / "reports"), cwd=tmp_path)
+    assert rc == 2 and "no column 'nope' to pair samples by" in err

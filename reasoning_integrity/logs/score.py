@@ -127,7 +127,7 @@ def _score_batches(rep, batches, name, segment, usable, sc, problems, progress):
     from tqdm.auto import tqdm
     from reasoning_integrity.signals.registry import compute_signals, values_by_chain
     parts, rules, covs, n_chains = [], [], [], 0
-    cols = ["id", "n_steps", "segmentation", "correct", "answer", "target", *usable]
+    cols = ["id", "n_steps", "segmentation", "correct", "answer", "target", "question", *usable]
     with tqdm(desc=f"scoring {name}", unit="sample", disable=not progress) as bar:
         for items in batches:
             chains, seg_probs, used = _chains(items, segment, name)      # one batch at a time: memory stays a batch's
@@ -135,7 +135,8 @@ def _score_batches(rep, batches, name, segment, usable, sc, problems, progress):
             V, cov = compute_signals(chains, usable, sc)
             byc = values_by_chain(V); del V
             rows = [dict(id=c.id, n_steps=c.n_steps, segmentation=c.meta["segmentation"], correct=c.correct, answer=c.answer,
-                         target=c.gold, **{n: byc.get(c.id, ({}, {}))[1].get(n, np.nan) for n in usable}) for c in chains]
+                         target=c.gold, question=" ".join(c.question[:2000].split()),   # a key to pair runs of two tools
+                         **{n: byc.get(c.id, ({}, {}))[1].get(n, np.nan) for n in usable}) for c in chains]
             parts.append(pd.DataFrame(rows, columns=cols))   # a frame a batch: columns, not a dict a sample
             rep.items(_records(chains, byc, usable), name="items", append=True)
             covs.append(cov); n_chains += len(chains); bar.update(len(items))
@@ -318,11 +319,15 @@ def _run_dir(r, reports_dir)->Path:
     s = str(r)
     return Path(r) if isinstance(r, Path) or "/" in s or os.sep in s else scored_dir(s, reports_dir)
 
-def _items(run)->tuple[pd.DataFrame, dict, str]:
+def _items(run, id_field:str="id")->tuple[pd.DataFrame, dict, str]:
     d = run.report if isinstance(run, ScoredRun) else Path(run)
     if not (d / "tables" / "items.csv").is_file(): raise FileNotFoundError(f"{d}: no tables/items.csv (score a log with `ri score` first)")
     rec = json.loads((d / "run.json").read_text()) if (d / "run.json").is_file() else {}
-    t = pd.read_csv(d / "tables" / "items.csv", dtype={"id": str, "answer": str, "target": str})
+    t = pd.read_csv(d / "tables" / "items.csv", dtype={"id": str, "answer": str, "target": str, "question": str})
+    if id_field != "id":   # pair by another column: the sample's own id is kept as `sample_id`
+        if id_field not in t or id_field in ("n_steps", "correct"):
+            raise ValueError(f"{d}: no column {id_field!r} to pair samples by (items.csv has {', '.join(t.columns[:8])}, ...)")
+        t = t.rename(columns={"id": "sample_id"}).assign(id=t[id_field].fillna("").astype(str).str.split().str.join(" "))
     dup = t.id[t.id.duplicated()].unique()
     if len(dup): raise ValueError(f"{d}: duplicate sample ids {list(dup[:5])}: samples cannot be matched")
     return t, rec, d.name
@@ -335,6 +340,11 @@ def _paired_diff(d:np.ndarray, n_boot:int, seed:int)->dict:
     p = min(1.0, 2 * min((1 + (boot <= 0).sum()) / (n_boot + 1), (1 + (boot >= 0).sum()) / (n_boot + 1)))
     return dict(diff=float(d.mean()), ci_low=float(np.quantile(boot, .025)), ci_high=float(np.quantile(boot, .975)),
                 p=1.0 if np.all(d == 0) else p)
+
+def _small_n_notes(n:int)->list[str]:
+    "The note a comparison of `n` pairs needs when no paired test could reach p < 0.01 at that size."
+    return [f"note: with {n} matched samples no paired test can reach p < 0.01 (an exact sign-flip test's smallest two-sided "
+            f"p is 2 × 2^-{n} = {2 * 0.5 ** n:.3g}): read the intervals, not p"] if 2 * 0.5 ** n > 0.01 else []
 
 def _mcnemar(a:np.ndarray, b:np.ndarray)->float:
     "McNemar's exact p for paired right (1) / wrong (0) verdicts of the same samples (statsmodels)."
@@ -395,13 +405,14 @@ def compare_runs(a,  # a scored report (folder, `ScoredRun`, or a name under rep
                  top:int=5,  # items per signal in `top`
                  name:str|None=None,  # write the comparison to reports/scored/NAME (None: 'A-vs-B'; False: do not write)
                  reports_dir:str|Path="reports",
+                 id_field:str="id",  # the column of items.csv that pairs samples: 'id', or 'question' for runs of two tools
                 )->RunComparison:
     "Paired difference (b − a) of every signal both runs computed, over the samples both scored; Holm–Šidák over signals."
     from reasoning_integrity.signals.metrics import holm_sidak
     from reasoning_integrity.signals.registry import SIGNALS
     if name == "": raise ValueError("name '': give the comparison a name, or none for A-vs-B")
     res = lambda r: r if isinstance(r, ScoredRun) else _run_dir(r, reports_dir)
-    (A, ra, na), (B, rb, nb) = _items(res(a)), _items(res(b))
+    (A, ra, na), (B, rb, nb) = _items(res(a), id_field), _items(res(b), id_field)
     ids = sorted(set(A.id) & set(B.id))
     counts = dict(matched=len(ids), only_a=len(set(A.id) - set(B.id)), only_b=len(set(B.id) - set(A.id)))
     if not ids: raise ValueError(f"{na} and {nb} share no sample id: nothing to compare (ids of {na}: "
@@ -438,12 +449,9 @@ def compare_runs(a,  # a scored report (folder, `ScoredRun`, or a name under rep
     t["significant"] = t.p_adj < 0.05
     t["significant_length_adjusted"] = t.p_adj_length_adjusted < 0.05
     tp = pd.DataFrame(tops, columns=["signal", "id", "a", "b", "diff"])
-    n = counts["matched"]
-    notes = [f"note: with {n} matched samples no paired test can reach p < 0.01 (an exact sign-flip test's smallest two-sided "
-             f"p is 2 × 2^-{n} = {2 * 0.5 ** n:.3g}): read the intervals, not p"] if 2 * 0.5 ** n > 0.01 else []
-    cmp = RunComparison(t, tp, counts, notes=notes)
+    cmp = RunComparison(t, tp, counts, notes=_small_n_notes(counts["matched"]))
     if name is not False:
         out = scored_dir(name or f"{na}-vs-{nb}"[:80], reports_dir)
-        _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed, notes)
+        _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed, cmp.notes)
         cmp.report = out
     return cmp

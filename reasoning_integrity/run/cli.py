@@ -204,10 +204,10 @@ def _cmd_compare(a)->int:
     from reasoning_integrity.run.runner import ReportBusy, ReportRefused
     root = _root(a, "compare")
     rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
-    try: c = compare_runs(a.a, a.b, n_boot=a.n_boot, name=a.name, reports_dir=rd)
+    try: c = compare_runs(a.a, a.b, n_boot=a.n_boot, name=a.name, reports_dir=rd, id_field=a.id_field)
     except (ValueError, FileNotFoundError, ReportBusy, ReportRefused) as e:
         print(f"ri compare: {e}", file=sys.stderr); return 2
-    print(f"{c.counts['matched']} samples matched by id ({c.counts['only_a']} only in {a.a}, {c.counts['only_b']} only in {a.b}); "
+    print(f"{c.counts['matched']} samples matched by {a.id_field} ({c.counts['only_a']} only in {a.a}, {c.counts['only_b']} only in {a.b}); "
           f"diff = {a.b} - {a.a}, 95 % paired bootstrap CI, Holm-Sidak over the signals (correct: McNemar's exact test, and "
           "length reported apart); *_length_adjusted: the difference beyond what length and steps predict")
     with pd.option_context("display.width", 100, "display.precision", 3):
@@ -315,6 +315,8 @@ def _add_compare(sub:argparse._SubParsersAction):
     k.add_argument("b", metavar="B", help="the other scored run")
     k.add_argument("--name", default=None, help="write the comparison to reports/scored/NAME (default: A-vs-B)")
     k.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples")
+    k.add_argument("--id-field", default="id", help="the column that pairs samples: id (default), or question to pair runs "
+                                                     "of two tools whose ids differ")
     k.add_argument("--reports-dir", default="reports", help="reports folder, relative to the repository root")
     k.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
     k.set_defaults(func=_cmd_compare)
