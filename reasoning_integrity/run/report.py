@@ -130,7 +130,7 @@ class Report:
         self.name = name or self.dir.name
         (self.dir / "tables").mkdir(parents=True, exist_ok=True)
         (self.dir / "figures").mkdir(parents=True, exist_ok=True)
-        self.tables, self.figures, self.models, self.notes, self.resolved, self.records = [], [], {}, [], {}, {}
+        self.tables, self.figures, self.models, self.notes, self.resolved, self.records, self._item_ids = [], [], {}, [], {}, {}, {}
         self.caveat = None   # a sentence put before every table's note (e.g. "Quick profile: a pipeline check, not a finding.")
         self.t0 = time.time()
 
@@ -306,15 +306,15 @@ def items(self:Report, items:list, # dicts in the schema above
          )->Path:
     "Write per-item records for the explorer (checked, credentials masked, byte-stable); returns the file."
     rows = [check_item(it) for it in items]
-    seen = self.__dict__.setdefault("_item_ids", {})
-    ids = seen.setdefault(name, set()) if append else set()
+    appending = append and name in self.records
+    ids = self._item_ids.get(name, set()) if appending else set()
     for r in rows:
         if r["id"] in ids: raise ValueError(f"duplicate item id in {name}: {r['id']!r}")
         ids.add(r["id"])
-    seen[name] = ids
+    self._item_ids[name] = ids
     (self.dir / "records").mkdir(exist_ok=True)
     p = self.dir / "records" / f"{name}.jsonl"
-    with open(p, "a" if append and name in self.records else "w", encoding="utf-8") as f:
+    with open(p, "a" if appending else "w", encoding="utf-8") as f:
         f.write("".join(_redact(json.dumps(r, sort_keys=True, ensure_ascii=False)) + "\n" for r in rows))
-    self.records[name] = self.records.get(name, 0) * (append and name in self.records) + len(rows)
+    self.records[name] = (self.records[name] if appending else 0) + len(rows)
     return p
