@@ -187,12 +187,73 @@ def check_site(site:Path, shots:bool=True)->list[str]:
     return fails
 
 
+_SIDES_JS = r"""
+const s = Array.from(document.querySelectorAll('main section')).find(x => x.offsetParent !== null);
+if (!s) return null;
+const cols = Array.from(s.querySelectorAll('.ri-sides > .ri-side')).map(c => {const r = c.getBoundingClientRect();
+  return {label: c.querySelector('h4').innerText, left: r.left, top: r.top, width: r.width, steps: c.querySelectorAll('tr').length - 1};});
+return {id: s.id, cols: cols, title: s.querySelector('h3').innerText};
+"""
+
+
+def _two_scored_runs(tmp:Path)->Path:
+    "`ri score` two small runs of the same six sums (B states two false ones, written in TeX) and `ri compare` them: the reports folder."
+    import json, subprocess
+    ri = [sys.executable, "-c", "import sys; from reasoning_integrity.run.cli import main; sys.exit(main(sys.argv[1:]))"]
+    for name, bad in (("plain", {}), ("careful", {1: 1, 4: 40})):
+        rows = [dict(id=f"q{i}", question=f"What is {i + 2} + {i + 5}?", correct=not bad.get(i),
+                     chain=f"We add {i + 2} and {i + 5}.\n\n\\({i + 2} + {i + 5} = {2 * i + 7 + bad.get(i, 0)}\\)\n\nSo {2 * i + 7 + bad.get(i, 0)}.")
+                for i in range(6)]
+        (tmp / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        subprocess.run(ri + ["score", str(tmp / f"{name}.jsonl"), "--signals", "length,verified_computation,computation_error",
+                             "--reports-dir", str(tmp / "reports"), "--no-progress"], check=True, capture_output=True, cwd=tmp)
+    subprocess.run(ri + ["compare", "plain", "careful", "--n-boot", "200", "--reports-dir", str(tmp / "reports")],
+                   check=True, capture_output=True, cwd=tmp)
+    return tmp / "reports"
+
+
+def check_comparison(shot_dir:Path|None=None)->list[str]:
+    "`ri view plain-vs-careful --serve` at 1400 px: the explorer's checks, and each sample's two runs side by side, the largest difference first."
+    import socket, subprocess, tempfile
+    fails, tmp = [], Path(tempfile.mkdtemp(prefix="ri-compare-"))
+    reports = _two_scored_runs(tmp)
+    with socket.socket() as so: so.bind(("127.0.0.1", 0)); port = so.getsockname()[1]
+    srv = subprocess.Popen([sys.executable, "-c", "import sys; from reasoning_integrity.run.cli import main; sys.exit(main(sys.argv[1:]))",
+                            "view", "plain-vs-careful", "--serve", "--port", str(port), "--no-open", "--reports-dir", str(reports)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
+    line = srv.stdout.readline()   # "serving plain-vs-careful at http://127.0.0.1:PORT/ (Ctrl-C stops)"
+    if "serving plain-vs-careful at" not in line:
+        srv.kill(); return [f"ri view plain-vs-careful --serve did not start: {line!r} {srv.stderr.read()[-500:]!r}"]
+    d = _driver()
+    try:
+        d.set_window_size(1400, 1000)
+        d.get(f"http://127.0.0.1:{port}/")
+        fails += _check_explorer(d, "ri view plain-vs-careful")
+        d.get(f"http://127.0.0.1:{port}/#item-0")
+        r = d.execute_script(_SIDES_JS)
+        if not r: return fails + ["ri view plain-vs-careful: no item shown"]
+        if not r["title"].startswith("q4 · computation_error"):   # 6 + 9 = 55: the largest difference of the six
+            fails.append(f"ri view plain-vs-careful: the first item is {r['title']!r}, not the largest difference (q4)")
+        c = r["cols"]
+        if [x["label"] for x in c] != ["A: plain", "B: careful"]: fails.append(f"ri view plain-vs-careful: sides {c}")
+        elif not (abs(c[0]["top"] - c[1]["top"]) < 2 and c[1]["left"] >= c[0]["left"] + c[0]["width"] and min(x["width"] for x in c) > 300
+                  and [x["steps"] for x in c] == [3, 3]):
+            fails.append(f"ri view plain-vs-careful: the two runs are not side by side at 1400 px: {c}")
+        fails += _explorer_typeset(d, "ri view plain-vs-careful", r["id"])
+        if shot_dir: d.save_screenshot(str(shot_dir / "ri-view-plain-vs-careful.png"))
+    finally:
+        d.quit(); srv.kill()
+    print(f"ri view plain-vs-careful checked, {len(fails)} failure(s)")
+    return fails
+
+
 def main(argv=None)->int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--site", default=str(ROOT / "_docs"))
     ap.add_argument("--no-screenshots", action="store_true")
     a = ap.parse_args(argv)
     fails = check_site(Path(a.site), not a.no_screenshots)
+    fails += check_comparison(None if a.no_screenshots else Path(a.site) / "_screenshots")
     for f in fails: print("FAIL", f)
     return 1 if fails else 0
 

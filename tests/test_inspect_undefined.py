@@ -129,14 +129,31 @@ def test_degenerate_chains_are_counted(tmp_path):
     import pandas as pd
     from test_hostile_logs import _ri
     log = _eval_log(tmp_path / "d.eval", ["What is 0 + 3? What is 0 + 3? What is 0 + 3?", "What is 1 + 3?",
-                                          "We add 2 and 3.\n\n2 + 3 = 5, so 5", "3 + 3 = 6 and then"],
+                                          "We add 2 and 3.\n\n2 + 3 = 5, so 5", "3 + 3 = 6 and then", "  \n "],
                     stop_reasons={"s3": "max_tokens"})
     rc, out, err, _, _ = _ri("score", str(log), "--name", "g", "--signals", "length", "--reports-dir", str(tmp_path / "reports"),
                              "--no-progress", cwd=tmp_path)
     assert rc == 0, err[-2000:]
     t = pd.read_csv(tmp_path / "reports" / "scored" / "g" / "tables" / "problems.csv")
-    assert dict(zip(t.kind, t.n)) == {"repeats_prompt": 2, "cut_at_token_limit": 1}
-    assert "4 samples of d.eval (inspect) scored; 3 problems" in out        # warned, counted, and scored all the same
+    assert dict(zip(t.kind, t.n)) == {"repeats_prompt": 2, "cut_at_token_limit": 1, "no_chain": 1}
+    assert "4 samples of d.eval (inspect) scored; 4 problems" in out        # counted, and scored all the same (the empty one cannot be)
+    warned = [l for l in err.splitlines() if l.startswith("warning: sample ")]   # and warned, one plain line a sample
+    assert sorted(warned) == sorted(["warning: sample s0: the chain is the question echoed",
+                                     "warning: sample s1: the chain is the question echoed",
+                                     "warning: sample s3: generation stopped at the token limit",
+                                     "warning: sample s4: no assistant text"]), err[-2000:]
+
+
+def test_given_steps_that_are_all_blank_are_an_empty_chain(tmp_path):
+    import json, warnings
+    from reasoning_integrity.logs.score import score_log, DegenerateChainWarning
+    rows = [dict(id="a", question="q", steps=["2 + 3 = 5", "so 5"]), dict(id="b", question="q", steps=["", "   "])]
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = score_log(tmp_path / "s.jsonl", signals="length", reports_dir=tmp_path / "reports", progress=False, n_boot=50)
+    assert list(r.items.id) == ["a"] and dict(zip(r.problems.kind, r.problems.n)) == {"no_chain": 1}
+    assert [str(x.message) for x in w if x.category is DegenerateChainWarning] == ["sample b: its given steps are all blank"]
 
 
 def test_runs_of_two_tools_pair_by_question(tmp_path):
@@ -157,3 +174,55 @@ def test_runs_of_two_tools_pair_by_question(tmp_path):
     assert rc == 0 and "3 samples matched by question" in out, err[-2000:]
     rc, out, err, _, _ = _ri("compare", "a", "b", "--id-field", "nope", "--reports-dir", str(tmp_path / "reports"), cwd=tmp_path)
     assert rc == 2 and "no column 'nope' to pair samples by" in err
+
+
+def _two_runs(tmp_path):
+    "Two scored runs of the same six sums: B states a false sum in q1 (by 1) and q4 (by 40); the rest are the same."
+    import json
+    from test_hostile_logs import _ri
+    for name, bad in (("a", {}), ("b", {1: 1, 4: 40})):
+        rows = []
+        for i in range(6):
+            x, y = i + 2, i + 5
+            s = x + y + bad.get(i, 0)
+            rows.append(dict(id=f"q{i}", question=f"What is {x} + {y}?", chain=f"We add {x} and {y}.\n\n{x} + {y} = {s}.\n\nSo {s}.",
+                             correct=s == x + y))
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        rc, out, err, _, _ = _ri("score", f"{name}.jsonl", "--signals", "length,verified_computation,computation_error",
+                                 "--reports-dir", str(tmp_path / "reports"), "--no-progress", cwd=tmp_path)
+        assert rc == 0, err[-2000:]
+    rc, out, err, _, _ = _ri("compare", "a", "b", "--n-boot", "200", "--reports-dir", str(tmp_path / "reports"), cwd=tmp_path)
+    assert rc == 0, err[-2000:]
+    return tmp_path / "reports" / "scored" / "a-vs-b"
+
+
+def test_ri_view_shows_two_runs_side_by_side_largest_difference_first(tmp_path):
+    import html, json, re
+    from test_hostile_logs import _ri
+    d = _two_runs(tmp_path)
+    recs = [json.loads(l) for l in (d / "records" / "pairs.jsonl").read_text().splitlines()]
+    # each pair ranked by its largest difference in units of that signal's spread over the pairs (population sd):
+    # q4 states 6 + 9 = 55, computation_error 0 -> 40/55 = 0.7273, which is 2.73 sd; q1 states 3 + 6 = 10, computation_error
+    # 0 -> 0.1 (0.38 sd) and verified_computation 0 -> 1 (1 / sqrt(2/6 - 1/9) = 2.12 sd); the four alike follow, by id
+    assert [r["id"] for r in recs] == ["q4", "q1", "q0", "q2", "q3", "q5"]
+    assert recs[0]["fields"]["largest difference"] == "computation_error: 0 → 0.7273"
+    assert recs[1]["fields"]["largest difference"] == "verified_computation: 0 → 1"
+    assert list(recs[0]["sides"]) == ["A: a", "B: b"] and recs[0]["question"] == "What is 6 + 9?"
+    a, b = recs[0]["sides"].values()
+    assert (a["correct"], b["correct"]) == (True, False) and b["steps"][1] == "6 + 9 = 55."
+    assert b["step_signals"]["verified_computation"] == [None, 1.0, None] and recs[0]["fields"]["Δ verified_computation"] == 1.0
+    rc, out, err, _, _ = _ri("view", "a-vs-b", "--no-open", "--reports-dir", str(tmp_path / "reports"), cwd=tmp_path)
+    assert rc == 0, err[-2000:]
+    page = (d / "explorer.html").read_text()
+    assert page.count('class="ri-sides"') == 6 and page.count('class="ri-side"') == 12
+    nav = re.findall(r'<a href="#item-\d+" data-text="[^"]*">([^<]*)</a>', page)
+    assert [html.unescape(t) for t in nav[:3]] == ["✓→✗ q4 · computation_error: 0 → 0.7273", "✓→✗ q1 · verified_computation: 0 → 1",
+                                                   "✓→✓ q0 · none (every signal the same)"]
+    # a comparison written before it kept records says what writes them again, not `ri reproduce`
+    for f in (d / "records").iterdir(): f.unlink()
+    (d / "explorer.html").unlink()
+    rc, out, err, _, _ = _ri("view", "a-vs-b", "--no-open", "--reports-dir", str(tmp_path / "reports"), cwd=tmp_path)
+    assert rc == 2 and "a-vs-b is a comparison of two scored runs; `ri compare a b --name a-vs-b` writes it again" in err, err
+    assert "ri reproduce" not in err
+    rc, out, err, _, _ = _ri("view", "nonexistent", "--no-open", "--reports-dir", str(tmp_path / "reports"), cwd=tmp_path)
+    assert rc == 2 and "'nonexistent' is not an experiment" in err and "ri score LOG --name nonexistent" in err, err

@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['DEFAULT_SIGNALS', 'LLM_SIGNALS', 'SCORE_BATCH', 'SCORED_ENTRIES', 'scored_dir', 'file_sha256', 'resolve_signals',
-           'staged_report', 'ScoredRun', 'score_log', 'RunComparison', 'compare_runs']
+__all__ = ['DEFAULT_SIGNALS', 'LLM_SIGNALS', 'SCORE_BATCH', 'SCORED_ENTRIES', 'DEGENERATE', 'MAX_WARNINGS', 'scored_dir',
+           'file_sha256', 'resolve_signals', 'staged_report', 'ScoredRun', 'DegenerateChainWarning', 'score_log',
+           'RunComparison', 'compare_runs']
 
 # %% ../../nbs/82_score.ipynb #e4a9074b
 DEFAULT_SIGNALS = ("length", "position", "verified_computation", "computation_error", "unsupported_share",
@@ -105,16 +106,36 @@ def _degenerate(it)->list:
         out.append(ParseProblem("cut_at_token_limit", f"sample {it.id}: generation stopped at the token limit", it.id))
     return out
 
+DEGENERATE = ("no_chain", "empty_chain", "repeats_prompt", "cut_at_token_limit")   # chains that are not reasoning: a warning a sample, counted
+MAX_WARNINGS = 20   # degenerate samples warned one by one; the rest in one line (every one is in tables/problems.csv)
+
+class DegenerateChainWarning(UserWarning):
+    "A sample whose chain is not reasoning (empty, the prompt echoed, cut at the token limit): counted in problems.csv."
+
+def _warn_degenerate(problems:list)->None:
+    "One warning per degenerate sample (the first `MAX_WARNINGS`), then one for the rest."
+    import warnings
+    bad = [p for p in problems if p.kind in DEGENERATE]
+    for p in bad[:MAX_WARNINGS]:   # the readers' messages name their place (sample, doc, line, row); the segmenter's do not
+        named = p.message.startswith(("sample ", "doc ", "line ", "row "))
+        warnings.warn(p.message if named else f"sample {p.where}: {p.message}", DegenerateChainWarning, stacklevel=3)
+    if len(bad) > MAX_WARNINGS:
+        warnings.warn(f"{len(bad) - MAX_WARNINGS} more degenerate samples (tables/problems.csv counts all {len(bad)})",
+                      DegenerateChainWarning, stacklevel=3)
+
+# %% ../../nbs/82_score.ipynb #7f0388f4
 def _chains(items, rule, name):
     from reasoning_integrity.signals.chains import Chain
     from reasoning_integrity.logs.segment import segment
-    from reasoning_integrity.core.text import cap_steps
+    from reasoning_integrity.core.text import cap_steps, ParseProblem
     chains, probs, rules = [], [], []
     for it in items:
         if it.steps is not None:   # a log's own steps take the same cap as segmented ones (`core.text.cap_steps`)
             p = []; steps, used = [s for s in cap_steps(it.steps, p) if s.strip()], "given"
         else: s = segment(it.chain, rule); steps, used, p = s.steps, s.rule, s.problems
-        if not steps: probs += [replace(q, where=q.where or it.id) for q in p]; continue
+        if not steps:   # nothing to score: said, whatever path the chain came by (the readers' `no_chain`, given steps all blank too)
+            p = p if any(q.kind == "empty_chain" for q in p) else p + [ParseProblem("no_chain", f"sample {it.id}: its given steps are all blank")]
+            probs += [replace(q, where=q.where or it.id) for q in p]; continue
         c = Chain(id=it.id, steps=steps, question=it.question or "", answer=it.answer, gold=it.target,
                   correct=it.correct, dataset=name, meta=dict(segmentation=used, **{k: v for k, v in it.meta.items()
                                                                     if isinstance(v, (str, int, float, bool))}))
@@ -291,6 +312,7 @@ def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samp
         rep = Report(stage, name=name)
         items_t, rules, cov, n_chains = _score_batches(rep, itertools.chain([first], iter(lambda: list(itertools.islice(stream, size)), [])),
                                                        name, segment, usable, sc, problems, progress)
+        _warn_degenerate(problems)
         summary, cov = _summary(items_t, usable, n_boot), _defined_coverage(cov, items_t)
         probs_t = problems_frame(problems)
         seg_t = (items_t.groupby("segmentation").n_steps.agg(["count", "mean", "median", "max"])
@@ -319,7 +341,7 @@ def _run_dir(r, reports_dir)->Path:
     s = str(r)
     return Path(r) if isinstance(r, Path) or "/" in s or os.sep in s else scored_dir(s, reports_dir)
 
-def _items(run, id_field:str="id")->tuple[pd.DataFrame, dict, str]:
+def _items(run, id_field:str="id")->tuple[pd.DataFrame, dict, str, Path]:
     d = run.report if isinstance(run, ScoredRun) else Path(run)
     if not (d / "tables" / "items.csv").is_file(): raise FileNotFoundError(f"{d}: no tables/items.csv (score a log with `ri score` first)")
     rec = json.loads((d / "run.json").read_text()) if (d / "run.json").is_file() else {}
@@ -330,7 +352,7 @@ def _items(run, id_field:str="id")->tuple[pd.DataFrame, dict, str]:
         t = t.rename(columns={"id": "sample_id"}).assign(id=t[id_field].fillna("").astype(str).str.split().str.join(" "))
     dup = t.id[t.id.duplicated()].unique()
     if len(dup): raise ValueError(f"{d}: duplicate sample ids {list(dup[:5])}: samples cannot be matched")
-    return t, rec, d.name
+    return t, rec, d.name, d
 
 # %% ../../nbs/82_score.ipynb #e7d09ae8
 def _paired_diff(d:np.ndarray, n_boot:int, seed:int)->dict:
@@ -368,8 +390,34 @@ def _length_residuals(A:pd.DataFrame, B:pd.DataFrame, sigs:list)->dict:
     return out
 
 
+# %% ../../nbs/82_score.ipynb #b5f383b8
+def _pair_records(da:Path, db:Path, A:pd.DataFrame, B:pd.DataFrame, sigs:list, labels:tuple)->tuple[list, list]:
+    "Per matched sample, the two runs' records side by side, the largest difference first (each signal's difference in units of its spread); and the notes."
+    from reasoning_integrity.run.explore import load_items
+    got, notes = [], []
+    for d in (da, db):
+        try: got.append({it["id"]: it for it in load_items(d)[0]})
+        except FileNotFoundError: notes.append(f"no side-by-side records: {d.name} has no per-item records (score it again)"); return [], notes
+    D = pd.DataFrame({s: B[s].astype(float) - A[s].astype(float) for s in sigs}, index=A.index)
+    z = (D / D.std(ddof=0).where(lambda x: x > 0)).abs()                 # a signal constant across pairs ranks no pair
+    size = z.max(axis=1).fillna(0.0)
+    order = sorted(range(len(D)), key=lambda i: (-size.iloc[i], str(D.index[i])))
+    sid = lambda T, k: str(T.loc[k, "sample_id"]) if "sample_id" in T else str(k)   # pairing by another field keeps each run's own id
+    side = lambda it: {k: v for k, v in it.items() if k not in ("question", "title", "group")}
+    recs, missing = [], 0
+    for i in order:
+        k = D.index[i]; a, b = got[0].get(sid(A, k)), got[1].get(sid(B, k))
+        if a is None or b is None: missing += 1; continue
+        w = z.iloc[i].idxmax() if size.iloc[i] > 0 else None
+        big = f"{w}: {A.loc[k, w]:.4g} → {B.loc[k, w]:.4g}" if w else "none (every signal the same)"
+        recs.append(dict(id=str(k), title=f"{k} · {big}", question=a.get("question") or b.get("question"),
+                         fields={"largest difference": big, **{f"Δ {s}": D.loc[k, s] for s in sigs}},
+                         sides={labels[0]: side(a), labels[1]: side(b)}))
+    if missing: notes.append(f"{missing} matched samples have no record in one of the runs: left out of the side-by-side page")
+    return recs, notes
+
 # %% ../../nbs/82_score.ipynb #cb02ff00
-def _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed, notes=()):
+def _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed, notes=(), pairs=()):
     "Write a comparison's tables, figure, manifest and run.json to `out` (replaced only when complete)."
     with staged_report(out, kind="comparison") as stage:
         from reasoning_integrity.run.report import Report
@@ -392,6 +440,7 @@ def _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed
         ax.axvline(0, color="r", lw=.8); ax.set_yticks(yy, sc.signal); ax.set_xlabel("b − a, scaled by each row's largest CI end")
         ax.set_title(f"{nb} − {na} (95 % paired bootstrap CI)"); fig.tight_layout()
         rep.figure(fig, "comparison", show=False); plt.close(fig)
+        rep.items(list(pairs), name="pairs")   # `ri view NAME`: the two runs side by side, largest difference first
         rep.finish(run_json=False)
         (stage / "run.json").write_text(json.dumps(dict(kind="comparison", name=out.name, status="ok", a=str(ra.get("input", na)),
                                                          b=str(rb.get("input", nb)), a_report=na, b_report=nb, **counts,
@@ -412,7 +461,7 @@ def compare_runs(a,  # a scored report (folder, `ScoredRun`, or a name under rep
     from reasoning_integrity.signals.registry import SIGNALS
     if name == "": raise ValueError("name '': give the comparison a name, or none for A-vs-B")
     res = lambda r: r if isinstance(r, ScoredRun) else _run_dir(r, reports_dir)
-    (A, ra, na), (B, rb, nb) = _items(res(a), id_field), _items(res(b), id_field)
+    (A, ra, na, da), (B, rb, nb, db) = _items(res(a), id_field), _items(res(b), id_field)
     ids = sorted(set(A.id) & set(B.id))
     counts = dict(matched=len(ids), only_a=len(set(A.id) - set(B.id)), only_b=len(set(B.id) - set(A.id)))
     if not ids: raise ValueError(f"{na} and {nb} share no sample id: nothing to compare (ids of {na}: "
@@ -420,7 +469,7 @@ def compare_runs(a,  # a scored report (folder, `ScoredRun`, or a name under rep
     A, B = A.set_index("id").loc[ids], B.set_index("id").loc[ids]
     sigs = [s for s in A.columns if s in B.columns and s in SIGNALS]
     extra = [c for c in ("correct",) if c in A.columns and c in B.columns and A[c].notna().any() and B[c].notna().any()]
-    res = _length_residuals(A, B, [s for s in sigs if s != "length"])
+    resid = _length_residuals(A, B, [s for s in sigs if s != "length"])
     rows, tops = [], []
     for s in extra + sigs:
         x = A[s].map({True: 1.0, False: 0.0, "True": 1.0, "False": 0.0}) if s == "correct" else A[s].astype(float)
@@ -432,10 +481,10 @@ def compare_runs(a,  # a scored report (folder, `ScoredRun`, or a name under rep
         row = dict(signal=s, higher="right" if s == "correct" else SIGNALS[s].higher, n=int(m.sum()), mean_a=float(x[m].mean()),
                    mean_b=float(y[m].mean()), diff=r["diff"], ci_low=r["ci_low"], ci_high=r["ci_high"], p=r["p"],
                    test="mcnemar_exact" if s == "correct" else "paired_bootstrap", family="apart" if s in ("correct", "length") else "signals")
-        if s in res:   # the same difference after what length and step count predict (a length model fitted on both runs)
-            ra = _paired_diff(res[s], n_boot, seed) if np.isfinite(res[s]).sum() >= 2 else {}
-            row.update(diff_length_adjusted=ra.get("diff"), ci_low_length_adjusted=ra.get("ci_low"),
-                       ci_high_length_adjusted=ra.get("ci_high"), p_length_adjusted=ra.get("p"))
+        if s in resid:   # the same difference after what length and step count predict (a length model fitted on both runs)
+            adj = _paired_diff(resid[s], n_boot, seed) if np.isfinite(resid[s]).sum() >= 2 else {}
+            row.update(diff_length_adjusted=adj.get("diff"), ci_low_length_adjusted=adj.get("ci_low"),
+                       ci_high_length_adjusted=adj.get("ci_high"), p_length_adjusted=adj.get("p"))
         rows.append(row)
         o = np.argsort(-np.abs(np.where(m, d, 0)), kind="stable")[:top]
         tops += [dict(signal=s, id=ids[i], a=float(x.iloc[i]), b=float(y.iloc[i]), diff=float(d[i])) for i in o if m[i] and d[i] != 0]
@@ -452,6 +501,7 @@ def compare_runs(a,  # a scored report (folder, `ScoredRun`, or a name under rep
     cmp = RunComparison(t, tp, counts, notes=_small_n_notes(counts["matched"]))
     if name is not False:
         out = scored_dir(name or f"{na}-vs-{nb}"[:80], reports_dir)
-        _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed, cmp.notes)
+        pairs, pnotes = _pair_records(da, db, A, B, [s for s in sigs if t.set_index("signal").n.get(s, 0) > 0], (f"A: {na}", f"B: {nb}"))
+        _write_comparison(out, t, tp, counts, ids, top, na, nb, ra, rb, n_boot, seed, cmp.notes + pnotes, pairs)
         cmp.report = out
     return cmp

@@ -8,25 +8,33 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['ChainScore', 'score_chain', 'ChainComparison', 'compare_chains']
+__all__ = ['VOTE_EXCLUDED', 'ChainScore', 'Suspicion', 'score_chain', 'ChainComparison', 'compare_chains']
 
 # %% ../../nbs/93_api.ipynb #82a370ad
-@dataclass
+@dataclass(repr=False)   # its text is `to_text` (below)
 class ChainScore:
     "Every applicable signal on one chain: per-step values, chain values, and what could not run."
     steps: pd.DataFrame  # one row per step: step, text, one column per step-level signal
-    summary: pd.DataFrame  # one row per signal: signal, level, value (step signals reduced), higher, family
-    skipped: dict = field(default_factory=dict)  # signal -> why it did not run
+    summary: pd.DataFrame  # one row per signal with a value: signal, level, value (step signals reduced), higher, family
+    skipped: dict = field(default_factory=dict)  # signal -> why it has no value here (could not run, or defines none on this chain)
     cuts: list = field(default_factory=list)  # what of the input was cut to the caps every chain takes (`ParseProblem`s)
-    def __repr__(self):
-        with pd.option_context("display.width", 120, "display.max_columns", 12, "display.precision", 3):
-            s = f"{self.steps}\n\n{self.summary[['signal', 'level', 'value', 'higher', 'most_suspicious_step', 'family']]}"
-        s += f"\n\nskipped: {', '.join(sorted(self.skipped))}" if self.skipped else ""
-        return s + (f"\n\ninput cut: {'; '.join(p.message for p in self.cuts)}" if self.cuts else "")
     def _repr_html_(self):
-        return self.steps.to_html(index=False) + self.summary.to_html(index=False)
+        return self.steps.to_html(index=False) + self.summary.to_html(index=False)   # pandas escapes every cell
+
+@dataclass(frozen=True)
+class Suspicion:
+    "The one step a chain's step signals point at most: the plurality of their `most_suspicious_step`s."
+    step: int  # the step picked
+    text: str  # its text
+    agree: tuple  # the step signals whose most suspicious step it is
+    voters: tuple  # every step signal that points at some step (baselines and controls not counted)
+    def __repr__(self):
+        t = self.text if len(self.text) <= 60 else self.text[:59] + "…"
+        return (f"step {self.step} ({t!r}): {len(self.agree)} of {len(self.voters)} step signals point here "
+                f"({', '.join(self.agree)})")
 
 # %% ../../nbs/93_api.ipynb #c3620b59
 def _default(kind:str):
@@ -52,7 +60,7 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
                 max_pairs:int|None=10_000,  # NLI pairs a pairwise signal may ask for (`SignalModels.max_pairs`); over it: skipped, with a warning; None: no cap
                 progress_pairs:int|None=1_000,  # NLI calls of more pairs show a progress bar (None: never)
                )->ChainScore:
-    "Every applicable registered signal on one chain of prose steps."
+    "Every applicable registered signal on one chain of prose steps; each signal without a value here is in `skipped`, with why."
     from reasoning_integrity.signals.chains import Chain
     from reasoning_integrity.signals.registry import SIGNALS, SignalModels, REDUCERS
     if isinstance(steps, str): raise ValueError("score_chain takes a list of steps, not one string (cut it with logs.segment.segment)")
@@ -83,21 +91,68 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
         except Exception as e: skipped[n] = f"{type(e).__name__}: {str(e)[:120]}"; continue
         if chain.id in sc.capped.get(n, {}):
             skipped[n] = f"needs {sc.capped[n][chain.id]:,} NLI pairs, over max_pairs={max_pairs:,}"; continue
+        a = np.asarray(v if v is not None else np.nan, float)
+        if not np.isfinite(a).any():   # ran, but defines no value on this chain: said, never a row of NaN
+            skipped[n] = f"no value on this chain: {s.undefined or 'the signal defines none here'}"; continue
         worst = None
         if s.level == "step":
-            a = np.asarray(v, float)
             cols[n] = a
-            val = float(REDUCERS[s.reduce](a)) if a.size and np.isfinite(a).any() else float("nan")
+            val = float(REDUCERS[s.reduce](a))
             o = s.sign * a                          # oriented: higher = more likely wrong
-            if np.isfinite(o).any() and len({float(x) if np.isfinite(x) else None for x in o}) > 1:
+            if len(set(o[np.isfinite(o)].tolist())) > 1:
                 worst = int(np.nanargmax(o))   # only where the steps differ: a constant signal points at no step
-        else:
-            val = float(v) if v is not None else float("nan")
+        else: val = float(a)
         rows.append(dict(signal=n, level=s.level, value=val, higher=s.higher, most_suspicious_step=worst,
                          reduce=s.reduce if s.level == "step" else "", family=s.family, description=s.description))
     summary = pd.DataFrame(rows, columns=["signal", "level", "value", "higher", "most_suspicious_step", "reduce", "family", "description"])
     summary["most_suspicious_step"] = summary.most_suspicious_step.astype("Int64")
     return ChainScore(pd.DataFrame(cols), summary, skipped, chain.cuts)
+
+# %% ../../nbs/93_api.ipynb #37f2f1d1
+VOTE_EXCLUDED = ("baseline",)   # families whose step signals do not vote in `ChainScore.suspicious`: length, position, random, constant
+
+@patch(as_prop=True)
+def suspicious(self:ChainScore)->Suspicion|None:
+    "One overall pick: the step most step signals name as their most suspicious; ties go to the step their oriented ranks put higher, then the earlier one. None when no signal points at a step."
+    s = self.summary
+    v = s[(s.level == "step") & s.most_suspicious_step.notna() & ~s.family.isin(VOTE_EXCLUDED)]
+    if v.empty: return None
+    votes = v.groupby(v.most_suspicious_step.astype(int)).signal.apply(tuple)
+    top = votes[votes.map(len) == votes.map(len).max()].index
+    sign = dict(zip(s.signal, np.where(s.higher == "wrong", 1.0, -1.0)))
+    rank = pd.DataFrame({n: sign[n] * self.steps[n] for n in v.signal}).rank(pct=True).mean(axis=1)   # NaN-aware ranks per signal
+    k = int(max(top, key=lambda i: (rank.get(i, 0.0), -i)))
+    return Suspicion(k, str(self.steps.text.iloc[k]), votes[k], tuple(v.signal))
+
+# %% ../../nbs/93_api.ipynb #226654fb
+@patch
+def to_text(self:ChainScore, width:int|None=None, # characters a line may take (None: the terminal's, at least 60)
+           )->str:
+    "The score as `print` shows it: the steps (text cut to the width, the suspicious one marked), each signal's value, what was skipped."
+    import shutil, textwrap
+    w = max(60, width or shutil.get_terminal_size((100, 24)).columns)
+    sus = self.suspicious
+    cut = lambda t: t if len(t) <= w else t[:w - 1] + "…"
+    L = [f"{len(self.steps)} steps; {len(self.summary)} signals with a value, {len(self.skipped)} without (`.skipped`)",
+         *textwrap.wrap(f"most suspicious: {sus!r}" if sus else "most suspicious: none (no step signal tells the steps apart)",
+                        w, subsequent_indent="  "), ""]
+    for k, t in zip(self.steps.step, self.steps.text):
+        t = " ".join(str(t).split()); lead = f"{'→' if sus and k == sus.step else ' '} {k:>3}  "
+        L.append(cut(lead + t))
+    cols = ["signal", "level", "value", "higher", "most_suspicious_step", "family"]
+    t = self.summary[cols].rename(columns={"most_suspicious_step": "step"})
+    t["signal"] = t.signal.str.ljust(t.signal.str.len().max() if len(t) else 0)   # names read left-aligned
+    for drop in ([], ["family"], ["family", "level"]):   # the columns a narrow terminal does without, in this order
+        tab = t.drop(columns=drop).to_string(index=False, float_format=lambda x: f"{x:.3g}")
+        if max(map(len, tab.splitlines())) <= w: break
+    L += ["", *map(cut, tab.splitlines())]
+    if self.skipped:
+        L += ["", "without a value:"] + [cut(f"  {n}: {' '.join(str(why).split())}") for n, why in sorted(self.skipped.items())]
+    if self.cuts: L += ["", cut("input cut: " + "; ".join(p.message for p in self.cuts))]
+    return "\n".join(L)
+
+@patch
+def __repr__(self:ChainScore)->str: return self.to_text()
 
 # %% ../../nbs/93_api.ipynb #b8055a65
 @dataclass

@@ -173,7 +173,7 @@ def _cmd_view(a)->int:
     return 0
 
 def _cmd_score(a)->int:
-    from reasoning_integrity.logs.score import score_log
+    from reasoning_integrity.logs.score import score_log, DegenerateChainWarning
     from reasoning_integrity.logs.readers import LogReadError
     from reasoning_integrity.run.runner import ReportBusy, ReportRefused
     root = _root(a, "score")
@@ -184,10 +184,15 @@ def _cmd_score(a)->int:
             import transformers; transformers.utils.logging.disable_progress_bar()
         except (ImportError, AttributeError): pass
     try:
-        r = score_log(a.path, name=a.name, format=a.format, signals=a.signals, segment=a.segment, limit=a.limit,
-                      llm=a.model, reports_dir=rd, progress=not a.no_progress)
+        with warnings.catch_warnings(record=True) as caught:   # a degenerate sample: one plain line each, as lm-eval warns
+            warnings.simplefilter("always", DegenerateChainWarning)
+            r = score_log(a.path, name=a.name, format=a.format, signals=a.signals, segment=a.segment, limit=a.limit,
+                          llm=a.model, reports_dir=rd, progress=not a.no_progress)
     except (LogReadError, ValueError, FileNotFoundError, ReportBusy, ReportRefused) as e:
         print(f"ri score: {e}\nnothing was written", file=sys.stderr); return 2
+    for w in caught:
+        if issubclass(w.category, DegenerateChainWarning): print(f"warning: {w.message}", file=sys.stderr)
+        else: warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     print(f"\n{r.run['n_items']} samples of {Path(a.path).name} ({r.run['format']}) scored; "
           f"{r.run['n_problems']} problems (tables/problems.csv)")
     cols = ["signal", "n", "mean", "median", "auroc_wrong", "ci_low", "ci_high", "length_auroc_same_items", "n_wrong", "n_right"]

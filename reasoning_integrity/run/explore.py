@@ -60,6 +60,18 @@ def read_record(line:bytes, # one line of a records file
     if json_depth(text) > max_depth: raise ValueError(f"nested deeper than {max_depth} levels")
     return check_item(json.loads(text), max_depth=max_depth)
 
+# %% ../../nbs/94_explore.ipynb #511777c6
+def _rerun_hint(d:Path)->str:
+    "What writes the records of the report in `d`, by the kind its run.json names (an experiment, a scored log, a comparison)."
+    try: rec = json.loads((d / "run.json").read_text()) if (d / "run.json").stat().st_size < MAX_RECORD_BYTES else {}
+    except (OSError, ValueError): rec = {}
+    kind = rec.get("kind") if isinstance(rec, dict) else None
+    if kind == "comparison":
+        a, b = (str(rec.get(k, "?"))[:80] for k in ("a_report", "b_report"))
+        return f"{d.name} is a comparison of two scored runs; `ri compare {a} {b} --name {d.name}` writes it again, with its records"
+    if kind == "scored": return f"{d.name} is a scored log; `ri score LOG --name {d.name}` writes it again, with its records"
+    return f"run `ri reproduce {d.name}` first"
+
 def load_items(report:str|Path, # an experiment name or a report folder
                reports_dir:str|Path="reports", # the reports folder, relative to the repository root
                max_bytes:int=MAX_RECORD_BYTES, # a longer line is skipped (and counted) unread
@@ -67,7 +79,7 @@ def load_items(report:str|Path, # an experiment name or a report folder
     "Every item in a report's `records/*.jsonl` (file stem in `group`) and the problems: one per malformed line skipped."
     d = report_dir(report, reports_dir)
     files = sorted(p for p in (d / "records").glob("*.jsonl") if p.is_file())
-    if not files: raise FileNotFoundError(f"no per-item records in {d / 'records'}; run `ri reproduce {d.name}` first")
+    if not files: raise FileNotFoundError(f"no per-item records in {d / 'records'}; {_rerun_hint(d)}")
     items, problems = [], []
     for f in files:
         try:
@@ -100,6 +112,8 @@ _CSS = """
 .ri-item pre{white-space:pre-wrap;background:#f6f8fa;padding:6px;max-height:420px;overflow:auto}
 .ri-item .ri-problems{color:#a40000}
 .ri-item dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}.ri-item dt{font-weight:600}
+.ri-item .ri-sides{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:14px;align-items:start}
+.ri-item .ri-side{min-width:0;overflow-x:auto}.ri-item .ri-side h4{margin-top:.4em;border-bottom:2px solid #ccc}
 """
 
 def _colour(x:float, lo:float, hi:float, cmap:str="viridis")->tuple[str, str]:
@@ -117,16 +131,20 @@ def _short(s:str, n:int=28)->str: return s if len(s) <= n else s[:n - 1] + "…"
 
 def _text(v)->str: return html.escape(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
 
-def _steps_html(steps:list, signals:dict)->str:
-    nums = {k: [v for v in vals if isinstance(v, (int, float)) and not isinstance(v, bool)] for k, vals in signals.items()}
+def _num(v)->bool: return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+def _steps_html(steps:list, signals:dict, ranges:dict|None=None)->str:
+    "The steps as a table, one column per step signal, numbers coloured over `ranges` {signal: (lo, hi)} (default: this item's)."
+    nums = {k: [v for v in vals if _num(v)] for k, vals in signals.items()}
+    rng = {k: (min(v), max(v)) if len(v) > 1 else None for k, v in nums.items()} | (ranges or {})
     head = "<tr><th>#</th><th>step</th>" + "".join(f"<th>{html.escape(k)}</th>" for k in signals) + "</tr>"
     rows = []
     for i, s in enumerate(steps):
         cells = []
         for k, vals in signals.items():
             v = vals[i]
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and len(nums[k]) > 1:
-                bg, fg = _colour(v, min(nums[k]), max(nums[k]), "YlOrRd")
+            if _num(v) and rng.get(k):
+                bg, fg = _colour(v, *rng[k], "YlOrRd")
                 cells.append(f'<td class="num" style="background:{bg};color:{fg}">{_fmt(v)}</td>')
             else: cells.append(f'<td class="num">{_fmt(v)}</td>')
         rows.append(f"<tr><td>{i}</td><td class=\"ri-tex\">{_text(s)}</td>{''.join(cells)}</tr>")
@@ -158,6 +176,21 @@ def _matrix_html(name:str, m:dict, max_cells:int=60)->str:
     return f'<h4>{html.escape(name)}</h4><div>{legend}</div><table class="ri-matrix">{head}{"".join(body)}</table>'
 
 # %% ../../nbs/94_explore.ipynb #affca1ec
+def _sides_html(sides:dict)->str:
+    "Two runs of one sample in two columns: each side's verdict and its steps, step signals coloured on one scale across both."
+    vals = {}
+    for sd in sides.values():
+        for k, v in (sd.get("step_signals") or {}).items(): vals.setdefault(k, []).extend(x for x in v if _num(x))
+    rng = {k: (min(v), max(v)) for k, v in vals.items() if len(v) > 1}
+    cols = []
+    for label, sd in sides.items():
+        head = [(k, sd[k]) for k in ("answer", "prediction", "correct") if sd.get(k) is not None] + list((sd.get("fields") or {}).items())
+        cols.append(f'<div class="ri-side"><h4>{html.escape(str(label))}</h4><dl>'
+                    + "".join(f"<dt>{html.escape(k)}</dt><dd class=\"ri-tex\">{_text(v) if isinstance(v, str) else _fmt(v)}</dd>" for k, v in head)
+                    + "</dl>" + (_steps_html(sd["steps"], sd.get("step_signals") or {}, rng) if sd.get("steps") else "<p>no steps</p>")
+                    + "</div>")
+    return f'<div class="ri-sides">{"".join(cols)}</div>'
+
 def item_html(item:dict, # one record in the `Report.items` schema
               css:bool=True, # include the style sheet (off when a page holds many items)
              )->str:
@@ -169,6 +202,7 @@ def item_html(item:dict, # one record in the `Report.items` schema
     out.append("<dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd class=\"ri-tex\">{_text(v) if isinstance(v, str) else _fmt(v)}</dd>"
                                 for k, v in head) + "</dl>")
     if it.get("steps"): out += ["<h4>steps</h4>", _steps_html(it["steps"], it.get("step_signals") or {})]
+    if it.get("sides"): out.append(_sides_html(it["sides"]))
     for name, m in (it.get("matrices") or {}).items(): out.append(_matrix_html(name, m))
     if it.get("parse_problems"):
         out.append('<h4>parse problems</h4><ul class="ri-problems">' +
@@ -233,12 +267,14 @@ if(window.MathJax&&MathJax.Hub){MathJax.Hub.Register.StartupHook('End',tex);wind
 })();"""
 
 def _label(it:dict)->str:
-    mark = {True: "✓ ", False: "✗ "}.get(it.get("correct"), "")
+    marks = [{True: "✓", False: "✗"}.get(sd.get("correct"), "·") for sd in (it.get("sides") or {}).values()]
+    mark = "→".join(marks) + " " if marks else {True: "✓ ", False: "✗ "}.get(it.get("correct"), "")
     return f"{mark}{it.get('group') + ': ' if it.get('group') else ''}{_short(it.get('title') or it['id'], 60)}"
 
 def _data_text(it:dict, limit:int=2000)->str:
     "What the filter box searches in an item (label, id, question, steps): lowercased, at most `limit` characters, escaped."
-    steps = [s if isinstance(s, str) else json.dumps(s, ensure_ascii=False) for s in it.get("steps") or []]
+    steps = [s if isinstance(s, str) else json.dumps(s, ensure_ascii=False)
+             for x in [it, *(it.get("sides") or {}).values()] for s in x.get("steps") or []]
     s = " ".join(" ".join([_label(it), it["id"], it.get("question") or "", *steps]).lower().split())
     return html.escape(s[:limit], quote=True)
 

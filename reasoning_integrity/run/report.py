@@ -13,8 +13,8 @@ from fastcore.basics import patch
 from ..core.data import accessed_files
 
 # %% auto #0
-__all__ = ['KEY_PACKAGES', 'CSV_DIGITS', 'ITEM_KEYS', 'package_versions', 'git_state', 'run_provenance', 'resolve_params',
-           'Report', 'check_item']
+__all__ = ['KEY_PACKAGES', 'CSV_DIGITS', 'ITEM_KEYS', 'MAX_SIDES', 'package_versions', 'git_state', 'run_provenance',
+           'resolve_params', 'Report', 'check_item']
 
 # %% ../../nbs/90_report.ipynb #5ecb4c40
 KEY_PACKAGES = ("reasoning_integrity", "numpy", "scipy", "pandas", "statsmodels", "matplotlib", "seaborn",
@@ -228,7 +228,8 @@ def _write_run(self:Report, m:dict):
 
 # %% ../../nbs/90_report.ipynb #7289ae78
 ITEM_KEYS = {"id", "title", "question", "reference", "answer", "prediction", "correct", "steps", "step_signals",
-             "matrices", "trace", "parse_problems", "raw", "fields"}
+             "matrices", "trace", "parse_problems", "raw", "fields", "sides"}
+MAX_SIDES = 2  # items a record shows side by side (a comparison of two runs)
 
 def _plain(v):
     "A JSON-ready copy of `v`: numpy scalars and arrays as Python values, floats rounded to CSV_DIGITS, NaN/inf as None."
@@ -276,6 +277,13 @@ def check_item(item:dict, # one record in the schema above
     for k in ("steps", "parse_problems"): _is(k, (list,), "a list")
     for k in ("step_signals", "matrices", "fields"): _is(k, (dict,), "a dict")
     _is("raw", (str, dict), "a string or a dict of strings")
+    _is("sides", (dict,), "a dict of items")
+    if out.get("sides") is not None:   # each side an item of its own (no sides inside a side), at most two
+        if not 1 <= len(out["sides"]) <= MAX_SIDES: raise ValueError(f"item {item['id']}: 'sides' holds {len(out['sides'])} items, 1 to {MAX_SIDES}")
+        for k, v in out["sides"].items():
+            if not isinstance(v, dict) or "sides" in v: raise ValueError(f"item {item['id']}: side {k!r} must be an item without sides")
+            try: out["sides"][k] = check_item(v, max_depth)
+            except ValueError as e: raise ValueError(f"item {item['id']}, side {k!r}: {e}") from None
     n = len(out.get("steps") or [])
     for k, vals in (out.get("step_signals") or {}).items():
         if not isinstance(vals, list) or len(vals) != n:

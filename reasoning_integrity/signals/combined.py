@@ -241,7 +241,9 @@ def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
 # %% ../../nbs/68_combined.ipynb #09c7978e
 @signal("combined", "step", family="learned",
         description="learned: out-of-fold P(wrong step) of a logistic regression on length, position and the cheap step "
-                    "signals, trained per dataset on its step labels, 5-fold grouped by problem")
+                    "signals, trained per dataset on its step labels, 5-fold grouped by problem",
+        undefined="it is learned per labelled dataset and scored out of fold: a chain outside a labelled set has no model "
+                  "to score it (validate_signal or `ri reproduce metric_validity` fit it on labelled chains)")
 def _combined(chains, sc): return combined_predictions(chains, sc)
 
 # %% ../../nbs/68_combined.ipynb #871db848

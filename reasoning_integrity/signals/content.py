@@ -34,7 +34,8 @@ def chain_support(chains, sc)->list:
 
 # %% ../../nbs/66_content_signals.ipynb #b843ca02
 @signal("verified_computation", "step", family="content",
-        description="1 if a checkable computation of the step is false, 0 if all are true (NaN: none)")
+        description="1 if a checkable computation of the step is false, 0 if all are true (NaN: none)",
+        undefined="no step states a computation the verifier can check")
 def _verified_computation(chains, sc): return [np.array([k.value for k in ks], dtype=float) for ks in chain_checks(chains, sc)]
 
 @signal("verified_computation_any", "step", family="content",
@@ -43,7 +44,8 @@ def _verified_computation_any(chains, sc):
     return [np.array([float(k.n_false > 0) for k in ks]) for ks in chain_checks(chains, sc)]
 
 @signal("computation_error", "step", family="content",
-        description="largest relative error |l - r| / max(|l|, |r|) of the step's checkable computations (0: all true; NaN: none)")
+        description="largest relative error |l - r| / max(|l|, |r|) of the step's checkable computations (0: all true; NaN: none)",
+        undefined="no step states a computation the verifier can check")
 def _computation_error(chains, sc): return [np.array([k.max_rel_error for k in ks], dtype=float) for ks in chain_checks(chains, sc)]
 
 @signal("unsupported_numbers", "step", needs=("question",), family="content",
@@ -51,10 +53,12 @@ def _computation_error(chains, sc): return [np.array([k.max_rel_error for k in k
 def _unsupported_numbers(chains, sc): return [np.array([s.n_unsupported for s in ss], dtype=float) for ss in chain_support(chains, sc)]
 
 @signal("unsupported_share", "step", needs=("question",), family="content",
-        description="share of the step's non-trivial numbers that nothing before it supports (NaN: none)")
+        description="share of the step's non-trivial numbers that nothing before it supports (NaN: none)",
+        undefined="no step states a non-trivial number")
 def _unsupported_share(chains, sc): return [np.array([s.share for s in ss], dtype=float) for ss in chain_support(chains, sc)]
 
 @signal("answer_consistency", "chain", family="content",
-        description="1 if the final answer is neither the value the chain last derived nor its true value (NaN: undetermined)")
+        description="1 if the final answer is neither the value the chain last derived nor its true value (NaN: undetermined)",
+        undefined="the chain derives no value, or gives no answer, to compare")
 def _answer_consistency(chains, sc):
     return [answer_consistency(c.steps, c.answer, k) for c, k in zip(chains, chain_checks(chains, sc))]

@@ -31,6 +31,7 @@ class Signal:
     reduce: str = "max"  # step → chain value: "max", "mean", "sum"
     family: str = "user"  # "baseline", "trajectory", "alignment", "long_cot", "ptp", or "user"
     description: str = ""  # one line, for tables and docs
+    undefined: str = ""  # why a chain can get no value (NaN), said where one gets none (`score_chain`'s `skipped`)
 
     @property
     def sign(self)->int:
@@ -55,6 +56,7 @@ def signal(name:str,  # registry key
            reduce:str="max",  # step → chain reduction
            family:str="user",  # which line of work (or "user")
            description:str="",  # one line
+           undefined:str="",  # why a chain can get no value (NaN) from it, said where one gets none
            batched:bool=True,  # False: `fn(chain, models)` per chain
           )->Callable:
     "Register a signal function under `name` (replacing one of the same name)."
@@ -64,7 +66,7 @@ def signal(name:str,  # registry key
     def deco(fn):
         f = fn if batched else (lambda chains, sc: [fn(c, sc) for c in chains])
         SIGNALS[name] = Signal(name, f, level, higher, tuple(needs), tuple(models), reduce, family,
-                               description or (fn.__doc__ or "").strip().split("\n")[0])
+                               description or (fn.__doc__ or "").strip().split("\n")[0], undefined)
         return fn
     return deco
 
