@@ -18,7 +18,8 @@ BIN = Path(sys.executable).parent
 def _rescore(log: Path, out: Path):
     r = subprocess.run([str(BIN / "inspect"), "score", str(log), "--scorer", "reasoning_integrity/integrity",
                         "-S", "signals=length,verified_computation", "--action", "append", "--output-file", str(out),
-                        "--display", "plain"], capture_output=True, text=True, timeout=300, cwd=out.parent,
+                        "--overwrite", "--display", "plain"],   # README's flags: no question asked, no terminal needed
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300, cwd=out.parent,
                        env={**os.environ, "TOKENIZERS_PARALLELISM": "false"})
     assert r.returncode == 0 and out.is_file(), r.stdout[-2000:] + r.stderr[-3000:]
     from inspect_ai.log import read_eval_log

@@ -28,7 +28,7 @@ def _ri(*args, cwd, timeout=600):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with llama_server(tmp_path_factory.mktemp("server"), "--n_ctx", "1024", "--model_alias", "gemma3-270m") as url:
+    with llama_server(tmp_path_factory.mktemp("server"), "--n_ctx", "1024") as url:   # served as gemma3-270m (its alias)
         yield url
 
 

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/22_llamacpp.ipynb #6558e502
 from __future__ import annotations
-import copy, dataclasses, hashlib, importlib.util, json, os, random, time
+import copy, dataclasses, difflib, hashlib, importlib.util, json, os, random, time, warnings
 import numpy as np
 from pathlib import Path
 
@@ -13,9 +13,11 @@ from .llm import LocalBackend, Request, Result
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['KNOWN_MODELS', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf', 'bounded_schema', 'step_top_logprobs',
-           'completion_with_top_logprobs', 'token_char_offsets', 'prompt_token_logprobs', 'GreedyGrammarSampler',
-           'SampledGrammarSampler', 'greedy_grammar_shortcut', 'amx_build', 'LlamaCppBackend', 'llamacpp_backend']
+__all__ = ['KNOWN_MODELS', 'MODEL_ALIASES', 'DROPS_SYSTEM', 'GEMMA_KEEP_SYSTEM', 'CHAT_TEMPLATES', 'KEEP_SYSTEM', 'file_sha256',
+           'gemma3_270m_gguf', 'smollm2_135m_gguf', 'resolve_model', 'model_path', 'chat_template_file', 'server_args',
+           'bounded_schema', 'step_top_logprobs', 'completion_with_top_logprobs', 'token_char_offsets',
+           'prompt_token_logprobs', 'GreedyGrammarSampler', 'SampledGrammarSampler', 'greedy_grammar_shortcut',
+           'amx_build', 'LlamaCppBackend', 'SystemMessageDropped', 'llamacpp_backend']
 
 # %% ../../nbs/22_llamacpp.ipynb #3c33c406
 def file_sha256(path:str|Path, # a (large) file
@@ -57,6 +59,72 @@ def smollm2_135m_gguf()->Path:
 # name -> (function returning the GGUF path, chat format: None = the template stored in the GGUF)
 KNOWN_MODELS = {"gemma3-270m": (gemma3_270m_gguf, "gemma"),
                 "smollm2-135m": (smollm2_135m_gguf, None)}
+
+# %% ../../nbs/22_llamacpp.ipynb #d5a33e80
+MODEL_ALIASES = {"gemma": "gemma3-270m", "gemma3": "gemma3-270m", "smollm2": "smollm2-135m", "smollm": "smollm2-135m"}
+
+def resolve_model(name:str, # a name in KNOWN_MODELS or an alias in MODEL_ALIASES (case does not matter)
+                 )->str:
+    "The `KNOWN_MODELS` name that `name` stands for; KeyError naming the nearest known name otherwise."
+    key = str(name).strip().lower()
+    if key in KNOWN_MODELS: return key
+    if key in MODEL_ALIASES: return MODEL_ALIASES[key]
+    known = sorted(KNOWN_MODELS) + sorted(MODEL_ALIASES)
+    near = difflib.get_close_matches(key, known, n=1)
+    raise KeyError(f"unknown model {name!r}" + (f" (did you mean {near[0]!r}?)" if near else "") + f"; known: {', '.join(known)}")
+
+def model_path(name:str, # a known model name or alias
+              )->Path:
+    "The GGUF file of a known model (Gemma's is assembled into the user cache on first use)."
+    return KNOWN_MODELS[resolve_model(name)][0]()
+
+# %% ../../nbs/22_llamacpp.ipynb #faa1ddba
+DROPS_SYSTEM = ("gemma",)   # llama-cpp-python chat formats whose prompt leaves a request's system message out
+
+# Gemma's turns, the system text (and a blank line) at the head of the next user turn. A content given as parts is
+# its text parts; any other part fails the request (`raise_exception` is not defined there: an error either way).
+# llama-cpp-python's hf-tokenizer-config formatter appends an empty assistant message to ask for the reply: it opens
+# the model's turn.
+GEMMA_KEEP_SYSTEM = (
+    "{% macro text(c) %}{% if c is string %}{{ c }}{% else %}{% for p in c %}{% if p['type'] == 'text' %}{{ p['text'] }}"
+    "{% else %}{{ raise_exception('only text parts, not ' ~ p['type']) }}{% endif %}{% endfor %}{% endif %}{% endmacro %}"
+    "{{ bos_token }}{% set ns = namespace(head='') %}"
+    "{% for m in messages %}"
+    "{% if m['role'] == 'system' %}{% set ns.head = ns.head + text(m['content']) + '\n\n' %}"
+    "{% elif m['role'] == 'assistant' and loop.last and not m['content'] %}<start_of_turn>model\n"
+    "{% else %}<start_of_turn>{{ 'model' if m['role'] == 'assistant' else m['role'] }}\n"
+    "{% if m['role'] == 'user' %}{{ ns.head }}{% set ns.head = '' %}{% endif %}{{ text(m['content']) }}<end_of_turn>\n"
+    "{% endif %}{% endfor %}")
+
+# chat format -> the tokenizer_config.json fields llama-cpp-python renders it from (`--hf_tokenizer_config_path`)
+CHAT_TEMPLATES = {"gemma-keep-system": {"chat_template": GEMMA_KEEP_SYSTEM, "bos_token": "<bos>", "eos_token": "<eos>"}}
+KEEP_SYSTEM = {"gemma3-270m": "gemma-keep-system"}   # model -> the chat format that keeps its system messages
+
+def chat_template_file(model:str="gemma3-270m", # a known model name or alias
+                       folder:str|Path|None=None, # where to write it (None: `cache_dir('models')`)
+                      )->Path:
+    "The `tokenizer_config.json` whose chat template keeps `model`'s system messages, for `llama_cpp.server --hf_tokenizer_config_path` (written when missing or different)."
+    name = resolve_model(model)
+    if name not in KEEP_SYSTEM:
+        raise ValueError(f"{name}: its GGUF carries its own chat template, which keeps system messages; "
+                         "serve it without --chat_format")
+    fmt = KEEP_SYSTEM[name]
+    path = Path(folder or cache_dir("models"))/f"{name}.{fmt}.tokenizer_config.json"
+    text = json.dumps(CHAT_TEMPLATES[fmt], indent=1, sort_keys=True) + "\n"
+    try:
+        if path.read_text(encoding="utf-8") == text: return path
+    except (OSError, UnicodeDecodeError): pass
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")   # a new file renamed into place: never half written
+    tmp.write_text(text, encoding="utf-8"); os.replace(tmp, path)
+    return path
+
+def server_args(model:str="gemma3-270m", # a known model name or alias
+               )->list[str]:
+    "`python -m llama_cpp.server` options for a known model: its GGUF, a chat format that keeps system messages, its name as the alias."
+    name = resolve_model(model)
+    keep = (["--chat_format", "hf-tokenizer-config", "--hf_tokenizer_config_path", str(chat_template_file(name))]
+            if name in KEEP_SYSTEM else [])   # else the GGUF's own template (SmolLM2's keeps system messages)
+    return ["--model", str(model_path(name)), *keep, "--model_alias", name]
 
 # %% ../../nbs/22_llamacpp.ipynb #d1ae12ed
 def bounded_schema(schema:dict,     # a JSON schema
@@ -374,11 +442,11 @@ class LlamaCppBackend(LocalBackend):
     "A GGUF model run in this process by llama.cpp."
     kind = "llamacpp"
     def __init__(self,
-                 model:str="gemma3-270m",   # a name in KNOWN_MODELS or a path to a .gguf file
+                 model:str="gemma3-270m",   # a name in KNOWN_MODELS (or an alias: MODEL_ALIASES) or a path to a .gguf file
                  n_ctx:int=2048,            # context window (tokens)
                  n_threads:int|None=None,   # CPU threads for generation and prompt evaluation (None: every CPU this process may use)
                  flash_attn:bool=False,     # llama.cpp's flash attention (1.65x faster 8k-token prompts; changes the last digits, so it is part of `identity`)
-                 chat_format:str|None=None, # llama.cpp chat format for messages (None: the model's default)
+                 chat_format:str|None=None, # llama.cpp chat format for messages, or one of CHAT_TEMPLATES (None: the model's default)
                  logprobs_n_ctx:int=1024,   # context of the `logits_all` instance (chat `messages` with `top_logprobs` only)
                  verbose:bool=False,        # llama.cpp's own logging
                  grammar_shortcut:int=64,   # calls under a grammar check this many likely tokens first, sampled calls 4x as many (0: off; same outputs)
@@ -388,9 +456,10 @@ class LlamaCppBackend(LocalBackend):
         super().__init__()
         self.grammar_shortcut = grammar_shortcut
         self.prompt_chunk = prompt_chunk
-        if model in KNOWN_MODELS:
-            find, fmt = KNOWN_MODELS[model]
-            self.name, self.path, chat_format = model, find(), chat_format or fmt
+        if model in KNOWN_MODELS or model in MODEL_ALIASES:
+            self.name = resolve_model(model)
+            find, fmt = KNOWN_MODELS[self.name]
+            self.path, chat_format = find(), chat_format or fmt
         else:
             self.path = Path(model).expanduser().resolve()
             if not self.path.is_file(): raise FileNotFoundError(f"no GGUF file at {self.path} (known: {sorted(KNOWN_MODELS)})")
@@ -404,7 +473,7 @@ class LlamaCppBackend(LocalBackend):
         self.kwargs = dict(n_ctx=n_ctx, n_threads=n_threads, chat_format=chat_format, verbose=verbose,
                            flash_attn=self.flash_attn, **{"n_threads_batch": n_threads, **llama_kwargs})
         self.logprobs_n_ctx = logprobs_n_ctx
-        self._llm, self._llm_lp = None, None
+        self._llm, self._llm_lp, self._warned_system = None, None, False
 
     @property
     def identity(self)->dict:
@@ -413,22 +482,52 @@ class LlamaCppBackend(LocalBackend):
                 **({"flash_attn": True} if self.flash_attn else {}),
                 **({"prompt_chunk": self.prompt_chunk} if self.prompt_chunk != 64 else {})}
 
-    def model(self, logprobs:bool=False, # the `logits_all` instance (for chat messages with top_logprobs)
-             ):
-        "The `llama_cpp.Llama` instance, loaded on first use (a fully cached run never loads it)."
-        if logprobs:
-            if self._llm_lp is None: self._llm_lp = self._load(n_ctx=self.logprobs_n_ctx, logits_all=True)
-            return self._llm_lp
-        if self._llm is None: self._llm = self._load()
-        return self._llm
+# %% ../../nbs/22_llamacpp.ipynb #64c26088
+@patch
+def model(self:LlamaCppBackend, logprobs:bool=False, # the `logits_all` instance (for chat messages with top_logprobs)
+         ):
+    "The `llama_cpp.Llama` instance, loaded on first use (a fully cached run never loads it)."
+    if logprobs:
+        if self._llm_lp is None: self._llm_lp = self._load(n_ctx=self.logprobs_n_ctx, logits_all=True)
+        return self._llm_lp
+    if self._llm is None: self._llm = self._load()
+    return self._llm
 
-    def _load(self, **over):
-        "A new `llama_cpp.Llama` with this backend's arguments (`over` replacing some), grammar shortcut attached."
-        from llama_cpp import Llama
-        # a segfault would kill the kernel with no message: say what is wrong before loading (once per load, not per call)
-        if amx_build() and not os.environ.get("RI_LLAMA_AMX"): raise RuntimeError(_AMX_HELP)
-        llama = Llama(str(self.path), **{**self.kwargs, **over})
-        return greedy_grammar_shortcut(llama, self.grammar_shortcut) if self.grammar_shortcut else llama
+@patch
+def _load(self:LlamaCppBackend, **over):
+    "A new `llama_cpp.Llama` with this backend's arguments (`over` replacing some), grammar shortcut attached."
+    from llama_cpp import Llama
+    # a segfault would kill the kernel with no message: say what is wrong before loading (once per load, not per call)
+    if amx_build() and not os.environ.get("RI_LLAMA_AMX"): raise RuntimeError(_AMX_HELP)
+    kw = {**self.kwargs, **over}
+    if kw.get("chat_format") in CHAT_TEMPLATES:   # rendered as llama_cpp.server renders --hf_tokenizer_config_path
+        from llama_cpp.llama_chat_format import hf_tokenizer_config_to_chat_completion_handler
+        kw["chat_handler"] = hf_tokenizer_config_to_chat_completion_handler(CHAT_TEMPLATES[kw.pop("chat_format")])
+    llama = Llama(str(self.path), **kw)
+    return greedy_grammar_shortcut(llama, self.grammar_shortcut) if self.grammar_shortcut else llama
+
+class SystemMessageDropped(UserWarning):
+    "Requests carry a system message that the backend's chat format leaves out of the prompt: the model never sees it."
+
+def _has_system(req:Request)->bool:
+    "Whether a chat request has a system message with any content."
+    return any(isinstance(m, dict) and m.get("role") == "system" and m.get("content") for m in req.messages or [])
+
+@patch
+def review(self:LlamaCppBackend, requests:list[Request], # a batch, the requests the cache answers included
+          )->dict[str, int]:
+    "`{'system_dropped': n}` for the `n` requests whose system message this backend's chat format drops; a `SystemMessageDropped` warning, once per backend."
+    if self.chat_format not in DROPS_SYSTEM or not (n := sum(map(_has_system, requests))): return {}
+    if not self._warned_system:
+        self._warned_system = True
+        keep = KEEP_SYSTEM.get(self.name)
+        warnings.warn(f"{self.label}: {n} of {len(requests)} requests carry a system message, which llama-cpp-python's "
+                      f"{self.chat_format!r} chat format leaves out of the prompt: the model never sees it, and the "
+                      "results equal those without it. Put the text in the first user turn"
+                      + (f", or pass chat_format={keep!r} (the system text heads the first user turn, as Gemma's own "
+                         "template and README's server recipe do)" if keep else "")
+                      + "; counted in the report's manifest (llm_calls: system_dropped)", SystemMessageDropped, stacklevel=3)
+    return {"system_dropped": n}
 
 # %% ../../nbs/22_llamacpp.ipynb #99f1793e
 @patch

@@ -199,6 +199,11 @@ class Backend:
         "Where requests go, without secrets (a URL, a file, a model): what error messages name."
         return self.label
 
+    def review(self, requests:list[Request], # a batch, the requests the cache answers included
+              )->dict[str, int]:
+        "What this backend does to some `requests` other than they ask ({what: count}, warned about by the backend); none here."
+        return {}
+
     def __repr__(self): return f"{type(self).__name__}({canonical_json(self.identity)})"
 
 class LocalBackend(Backend):
@@ -284,13 +289,14 @@ class BatchSummary:
 CALL_TOTALS: dict[str, dict] = {}  # per LLM label, over this process: what a report says about cold vs cached calls
 
 def call_totals()->list[dict]:
-    "Every LLM used in this process: label, calls, cached (answered from the cache), live (sent), failed, live_s."
+    "Every LLM used in this process: label, calls, cached (answered from the cache), live (sent), failed, live_s, and what its backend's `review` counted."
     return [dict(label=k, **v) for k, v in sorted(CALL_TOTALS.items())]
 
-def _add_totals(label:str, s:BatchSummary, live_s:float):
+def _add_totals(label:str, s:BatchSummary, live_s:float, review:dict|None=None):
     t = CALL_TOTALS.setdefault(label, dict(calls=0, cached=0, live=0, failed=0, live_s=0.0))
     t["calls"] += s.n; t["cached"] += s.cached; t["live"] += s.n - s.cached; t["failed"] += s.failed
     t["live_s"] = round(t["live_s"] + live_s, 3)
+    for k, v in (review or {}).items(): t[k] = t.get(k, 0) + v   # what the backend's `review` counted (only when it did)
 
 PROGRESS_ENV = "RI_PROGRESS_FILE"  # set by `ri reproduce`: where a notebook's kernel reports its model calls as they happen
 _LIVE = dict(calls=0, cached=0, failed=0, tokens=0, live_s=0.0)
@@ -325,6 +331,7 @@ def summarize(results:list[Result], # results of one batch
                         cached=sum(r.cached for r in results), retries=sum(max(r.attempts - 1, 0) for r in results),
                         wall_s=wall_s, errors=dict(errs))
 
+# %% ../../nbs/20_llm.ipynb #01d2b080
 def _shallow(obj)->dict:
     "A dataclass's fields as a dict without `dataclasses.asdict`'s deep copy (for values serialised at once)."
     # asdict deep-copies every nested message and logprob dict: ~0.1 ms per request, a tenth of our per-request
@@ -334,7 +341,6 @@ def _shallow(obj)->dict:
 @functools.cache
 def _field_names(cls:type)->tuple[str, ...]: return tuple(f.name for f in dataclasses.fields(cls))
 
-# %% ../../nbs/20_llm.ipynb #01d2b080
 def _request_dict(req:Request)->dict:
     "What a request's cache key is made of: `_shallow` without the later fields at their defaults (`_KEY_DEFAULTS`)."
     return _drop_defaults(_shallow(req))
@@ -495,6 +501,7 @@ async def agenerate(self:LLM,
     "Run a batch; results in request order; failures come back as `Result.error` (`EndpointError`: see `fail_fast`)."
     t0 = time.perf_counter()
     requests, ident = list(requests), self.identity
+    found = self.backend.review(requests)   # before anything runs, cached requests included: it warns, we count
     dicts = [_request_dict(r) for r in requests]
     keys = [cache_key(ident, d) for d in dicts]
     bad0 = self.cache.bad_rows if self.cache is not None else 0
@@ -522,7 +529,7 @@ async def agenerate(self:LLM,
     _live(force=True)
     results = [out[k] for k in keys]
     self.last_summary = s = summarize(results, time.perf_counter() - t0)
-    _add_totals(self.backend.label, s, s.wall_s if todo else 0.0)
+    _add_totals(self.backend.label, s, s.wall_s if todo else 0.0, found)
     if self.cache is not None and (bad := self.cache.bad_rows - bad0):
         s.cache_bad = bad
         warnings.warn(f"{bad} cached response(s) in {self.cache.path} could not be read: treated as misses and "

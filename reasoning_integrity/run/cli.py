@@ -245,6 +245,17 @@ def _cmd_cache(a)->int:
     return 0
 
 def _cmd_models(a)->int:
+    if a.action in ("path", "chat-template"):   # what README's llama_cpp.server command takes from the embedded models
+        from reasoning_integrity.models import llamacpp
+        if not a.name:
+            print(f"ri models {a.action}: name a model: {', '.join(sorted(llamacpp.KNOWN_MODELS))} (or an alias: "
+                  f"{', '.join(sorted(llamacpp.MODEL_ALIASES))})", file=sys.stderr); return 2
+        try: print(llamacpp.model_path(a.name) if a.action == "path" else llamacpp.chat_template_file(a.name))
+        except KeyError as e: print(f"ri models {a.action}: {e.args[0]}", file=sys.stderr); return 2
+        except ValueError as e: print(f"ri models {a.action}: {e}", file=sys.stderr); return 2
+        except (OSError, ImportError) as e: print(f"ri models {a.action}: {type(e).__name__}: {e}", file=sys.stderr); return 1
+        return 0
+    if a.name: print(f"ri models {a.action}: takes no model name (got {a.name!r})", file=sys.stderr); return 2
     try: from reasoning_integrity.models.nli_train import build_nli
     except ImportError as e: print(f"ri models: the NLI builder is not available: {e}", file=sys.stderr); return 2
     _show(build_nli(force=a.force))
@@ -336,8 +347,11 @@ def _add_cache(sub:argparse._SubParsersAction):
 
 def _add_models(sub:argparse._SubParsersAction):
     "`ri models` and its options."
-    m = sub.add_parser("models", help="one-time model builds")
-    m.add_argument("action", choices=("build-nli",))
+    m = sub.add_parser("models", help="the embedded models' files (path, chat-template) and one-time builds (build-nli)")
+    m.add_argument("action", choices=("build-nli", "path", "chat-template"),
+                   help="build-nli: build the offline NLI model; path: print a model's GGUF file; chat-template: print the "
+                        "tokenizer_config.json whose chat template keeps system messages (llama_cpp.server --hf_tokenizer_config_path)")
+    m.add_argument("name", nargs="?", metavar="NAME", help="path, chat-template: a model, e.g. gemma (gemma3-270m) or smollm2")
     m.add_argument("--force", action="store_true", help="rebuild even when a built model is cached")
     m.set_defaults(func=_cmd_models)
 
