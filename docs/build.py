@@ -12,7 +12,9 @@ Stages every page into `_docs_src/`, then runs Sphinx (MyST-NB, sphinx-book-them
   Every value on it that this script did not write (run.json, the manifest, file and table names, table notes and
   cells) is escaped so that it is only text (see `report_page`); a malformed per-item record is skipped and counted.
 
-Usage: `python docs/build.py [--out _docs] [--no-exec] [--jobs 2]`; `make docs` runs it.
+Usage: `python docs/build.py [--out _docs] [--no-exec] [--jobs 2] [--reports-only]`; `make docs` runs it.
+`--reports-only` stages the home page and the report pages alone (no library notebook, no API page): a build of a
+minute or two to check the report pages and the home page while working on them.
 """
 from __future__ import annotations
 import argparse, html, json, os, re, shutil, subprocess, sys, time
@@ -379,6 +381,8 @@ def main(argv=None)->int:
     ap.add_argument("--no-exec", action="store_true", help="render the library notebooks as stored (no execution)")
     ap.add_argument("--jobs", type=int, default=2, help="notebooks executed in parallel")
     ap.add_argument("--max-rows", type=int, default=500, help="rows of a report table shown on its page")
+    ap.add_argument("--reports-only", action="store_true",
+                    help="the home page and the report pages only (no library notebook, no API page): a quick check of them")
     a = ap.parse_args(argv)
     t0 = time.time()
     if not sync_index(check=True):
@@ -390,15 +394,17 @@ def main(argv=None)->int:
                                                  '<circle cx="8" cy="8" r="7" fill="#2a6f97"/></svg>')
     (SRC / "_static" / "custom.css").write_text(".ri-table{font-size:.8em}.ri-table td,.ri-table th{padding:.15em .4em}"
                                                ".ri-warn{color:#a40000}\n")
-    print("executing the library notebooks" if not a.no_exec else "staging the library notebooks", flush=True)
-    home, lib = index_page(), library_pages(not a.no_exec, a.jobs)
-    api, reps = api_pages(), report_pages(a.max_rows)
+    if not a.reports_only:
+        print("executing the library notebooks" if not a.no_exec else "staging the library notebooks", flush=True)
+    home = index_page()
+    lib = [] if a.reports_only else library_pages(not a.no_exec, a.jobs)
+    api, reps = [] if a.reports_only else api_pages(), report_pages(a.max_rows)
     full = report_pages(a.max_rows, ROOT / "reports" / "full", prefix="reports/full", kind="full")
     tour = (SRC / "index.ipynb")
     import nbformat
     nb = nbformat.read(tour, as_version=4)
-    nb.cells.append(nbformat.v4.new_markdown_cell((_toc("Findings (full profile)", full) if full else "") + _toc("Notebooks", lib)
-                                                  + _toc("Pipeline checks (quick profile)", reps) + _toc("API reference", api)))
+    nb.cells.append(nbformat.v4.new_markdown_cell((_toc("Findings (full profile)", full) if full else "") + (_toc("Notebooks", lib) if lib else "")
+                                                  + _toc("Pipeline checks (quick profile)", reps) + (_toc("API reference", api) if api else "")))
     nbformat.write(nb, tour)
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", str(a.jobs), str(SRC), a.out]
     r = subprocess.run(cmd)
