@@ -419,7 +419,7 @@ def _facets(frame:pd.DataFrame)->list[tuple[tuple[str, str], pd.DataFrame]]:
     return [(k, frame[(frame.dataset == k[0]) & (frame.level == k[1])]) for k in keys]
 
 def forest_figure(frame:pd.DataFrame,  # `forest_frame` output
-                  width:float=9.0,  # inches
+                  width:float=7.6,  # inches (about the width a docs page shows it at)
                   row:float=0.155,  # inches per signal
                  ):
     "Forest plot per dataset and level: each signal's AUROC (left) and gain over length + position (right), 95 % CIs, sorted by gain."
@@ -429,7 +429,7 @@ def forest_figure(frame:pd.DataFrame,  # `forest_frame` output
     h, gap, top, bottom = [len(g) + 1 for _, g in facets], 0.72, 0.95, 0.2   # rows per facet; inches between facets, above, below
     H = row * sum(h) + gap * (len(facets) - 1) + top + bottom
     fig, axes = plt.subplots(len(facets), 2, figsize=(width, H), squeeze=False, gridspec_kw=dict(
-        height_ratios=h, hspace=gap / (row * np.mean(h)), wspace=0.1, top=1 - top / H, bottom=bottom / H, left=0.24, right=0.99))
+        height_ratios=h, hspace=gap / (row * np.mean(h)), wspace=0.1, top=1 - top / H, bottom=bottom / H, left=0.27, right=0.99))
     for ((ds, lev), g), (ax_a, ax_g) in zip(facets, axes):
         g = g.sort_values(["gain", "auroc"]).reset_index(drop=True)
         y, nmax = np.arange(len(g)), g.n.max()
