@@ -444,12 +444,12 @@ def forest_figure(frame:pd.DataFrame,  # `forest_frame` output
             ax.set_ylim(-0.7, len(g) - 0.3); ax.grid(axis="x", color="0.9", lw=0.6); ax.tick_params(labelsize=7.5, pad=1.5)
         if g.baseline_auroc.notna().any():
             ax_a.axvline(g.baseline_auroc.dropna().iloc[0], color="C0", ls=":", lw=1.2, zorder=0)
-        ax_a.set_xlim(-0.02, 1.02); ax_a.set_yticks(y, labels, fontsize=8); ax_g.set_yticks(y, [])
+        ax_a.set_xlim(-0.02, 1.02); ax_a.set_yticks(y, labels, fontsize=8, parse_math=False); ax_g.set_yticks(y, [])   # names as text, `$` too
         ax_a.set_xlabel("AUROC", fontsize=7.5, labelpad=1); ax_g.set_xlabel("gain over length + position", fontsize=7.5, labelpad=1)
         base = f"; best baseline {g.best_baseline.dropna().iloc[0]} {g.baseline_auroc.dropna().iloc[0]:.3f} (dotted)" \
             if g.best_baseline.notna().any() else ""
         ax_a.set_title(f"{ds}, {lev} level: {nmax:g} {'chains' if lev == 'chain' else 'steps'}, {g.n_pos.max():g} wrong{base}",
-                       loc="left", fontsize=9, fontweight="bold")
+                       loc="left", fontsize=9, fontweight="bold", parse_math=False)
     fig.legend([Line2D([], [], marker="o", color="C3", ls=""), Line2D([], [], marker="o", color="0.55", mfc="white", ls="")],
                ["adds to length + position (Holm–Šidák over the dataset's signals)", "does not"],
                loc="upper left", bbox_to_anchor=(0.01, 1 - 0.3 / H), fontsize=8, ncol=2, frameon=False)
