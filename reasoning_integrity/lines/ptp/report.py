@@ -631,8 +631,8 @@ def ptp_logged_findings(report_dir:str|Path,  # a ptp_logged report folder (tabl
     if w is not None and len(w):
         big = w.loc[w["diff"].abs().idxmax()]
         lines.append("Table 4, ours against the paper (% of calls): " + "; ".join(
-            f"{r.measure} {r.ours:.1f} against {r.paper:.1f}" for r in w.itertuples()) +
-            f". Largest gap: {big.measure} {big['diff']:+.1f} points.")
+            f"`{r.measure}` {r.ours:.1f} against {r.paper:.1f}" for r in w.itertuples()) +
+            f". Largest gap: `{big.measure}` {big['diff']:+.1f} points.")
     if t is not None and len(t):
         t = t[t.task.astype(str).str.upper() != "ALL"]
         n, c, lg = int(t.n.sum()), int(t.correct.sum()), int(t.logged_correct.sum())
