@@ -278,9 +278,13 @@ def _frame_html(df)->str:
 
 
 def _lead(line:str)->str:
-    "A findings line as HTML (`_prose`), the words before its first colon in bold when they are a short lead."
-    head, sep, rest = line.partition(": ")
-    return f"<strong>{_prose(head)}</strong>: {_prose(rest, 3000)}" if sep and len(head) <= 110 else _prose(line, 3000)
+    "A findings line as HTML (`_prose`), its lead in bold: the words before the first colon outside brackets, when short."
+    for m in re.finditer(": ", line):
+        head = line[:m.start()]
+        if len(head) > 110: break
+        if head.count("(") == head.count(")") and head.count("`") % 2 == 0:
+            return f"<strong>{_prose(head)}</strong>: {_prose(line[m.end():], 3000)}"
+    return _prose(line, 3000)
 
 
 def findings_section(d:Path, page:Path, notebook:Path|None)->list[str]:

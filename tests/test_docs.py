@@ -303,6 +303,13 @@ def test_full_report_page_opens_with_findings_and_folds_notes(tmp_path, monkeypa
     assert "## Findings" not in qmd and '<details class="ri-notes">' in qmd   # a pipeline check: no findings, notes folded
 
 
+def test_findings_lines_lead_in_bold():
+    "The words before a line's first colon outside brackets are its lead; a line without one is all plain; all escaped."
+    assert build._lead("GPT-3 on ScienceQA, test (file: a/b): 3 of 4") == "<strong>GPT-3 on ScienceQA, test (file: a/b)</strong>: 3 of 4"
+    assert build._lead("Largest: `a: b` <i>") == "<strong>Largest</strong>: <code>a: b</code> &lt;i&gt;"
+    assert build._lead("no lead here") == "no lead here" and build._lead("x" * 120 + ": y") == "x" * 120 + ": y"
+
+
 def test_full_report_page_without_an_experiment_says_so(tmp_path, monkeypatch):
     "A full report whose experiment notebook is not there still opens with a Findings section, which says so."
     _validity_report(tmp_path / "reports" / "full" / "orphan")
