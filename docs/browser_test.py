@@ -79,6 +79,7 @@ def _check_report(d, rel:str, shots:Path|None)->list[str]:
     name = rel.split("/")[-2]
     if full:
         if not r["findings"]: fails.append(f"{rel}: no Findings section")
+        elif not r.get("lines"): fails.append(f"{rel}: the Findings section has no lines")
         elif r["notes"] and (r["order"] != "findings first" or r["findings_top"] >= r["notes_top"]):
             fails.append(f"{rel}: the notes come before the findings ({r['order']})")
         want = FINDINGS_FIGURE.get(name)
@@ -87,7 +88,6 @@ def _check_report(d, rel:str, shots:Path|None)->list[str]:
             if not figs: fails.append(f"{rel}: no {want} in the Findings section")
             for src, complete, w in figs:
                 if not complete or not w: fails.append(f"{rel}: the findings figure did not load: {src}")
-            if not r.get("lines"): fails.append(f"{rel}: the Findings section has no lines")
     for k, u in enumerate(r["details"]):
         if not u["folded"] or u["shown"]: fails.append(f"{rel}: notes list {k} is not folded ({u})")
     if r["notes"] and any(u["folded"] for u in r["details"]):
