@@ -10,7 +10,7 @@ Stages every page into `_docs_src/`, then runs Sphinx (MyST-NB, sphinx-book-them
 - one page per experiment report in `reports/`: status, parameters, run time, models, data files with sha256, notes
   (folded), every figure, every table (all rows up to `--max-rows`, then the row count and the CSV), and the executed
   notebook. A full-profile report's page (`reports/full/`) opens with its findings, before its notes: the lines and
-  figure its experiment's `FINDINGS` function computes from the report's tables, and its headline table
+  figure its experiment's `FINDINGS` function computes from the report's tables, or else its headline table
   (`reasoning_integrity.run.runner.report_findings`).
   Every value on it that this script did not write (run.json, the manifest, file and table names, table notes and
   cells) is escaped so that it is only text (see `report_page`); a malformed per-item record is skipped and counted.
@@ -288,7 +288,7 @@ def _lead(line:str)->str:
 
 
 def findings_section(d:Path, page:Path, notebook:Path|None)->list[str]:
-    "The page's `## Findings` pieces for the report in `d`: its computed lines, its figure (saved into `page`/figures) and its headline table."
+    "The page's `## Findings` pieces for the report in `d`: its computed lines and figure (saved into `page`/figures), else its headline table."
     L = ["## Findings\n"]
     if notebook is None or not notebook.is_file():
         return L + [_raw("<p><em>No experiment notebook declares what this report found; its tables follow.</em></p>")]
@@ -305,7 +305,7 @@ def findings_section(d:Path, page:Path, notebook:Path|None)->list[str]:
         f.figure.savefig(page / "figures" / FINDINGS_FIGURE, dpi=100, bbox_inches="tight")
         plt.close(f.figure)
         L.append(f"![the findings in one figure](figures/{FINDINGS_FIGURE})\n")
-    if f.table is not None and f.figure is None:   # a figure says more than the first rows of one table
+    if f.table is not None and not f.lines and f.figure is None:   # the generic opening: the headline table's first rows
         L.append(_raw(f'<p class="ri-headline">Headline table: {_h(f.caption, 300)}</p>', _frame_html(f.table)))
     if not f.lines and f.figure is None and f.table is None:
         L.append(_raw("<p><em>Nothing computed from this report's tables; they follow.</em></p>"))

@@ -249,10 +249,11 @@ def _validity_report(d):
     return d
 
 
-def _experiment(root, name="metric_validity"):
-    "nbs/experiments/<name>.ipynb under `root`, naming the findings function and a headline table."
+def _experiment(root, name="metric_validity", findings=True):
+    "nbs/experiments/<name>.ipynb under `root`, naming a headline table and (with `findings`) the findings function."
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell('HEADLINE = "baseline_comparison"\nFINDINGS = "reasoning_integrity.signals.report:findings"')]
+    nb.cells = [nbformat.v4.new_code_cell('HEADLINE = "baseline_comparison"\n'
+                                          + ('FINDINGS = "reasoning_integrity.signals.report:findings"' if findings else ""))]
     (root / "nbs" / "experiments").mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, root / "nbs" / "experiments" / f"{name}.ipynb")
 
@@ -308,6 +309,19 @@ def test_findings_lines_lead_in_bold():
     assert build._lead("GPT-3 on ScienceQA, test (file: a/b): 3 of 4") == "<strong>GPT-3 on ScienceQA, test (file: a/b)</strong>: 3 of 4"
     assert build._lead("Largest: `a: b` <i>") == "<strong>Largest</strong>: <code>a: b</code> &lt;i&gt;"
     assert build._lead("no lead here") == "no lead here" and build._lead("x" * 120 + ": y") == "x" * 120 + ": y"
+
+
+def test_full_report_page_without_findings_opens_with_its_headline_table(tmp_path, monkeypatch):
+    "An experiment that names no findings function: its full report's page opens with the first rows of its headline table."
+    _validity_report(tmp_path / "reports" / "full" / "plain")
+    _experiment(tmp_path, "plain", findings=False)
+    monkeypatch.setattr(build, "ROOT", tmp_path); monkeypatch.setattr(build, "SRC", tmp_path / "src")
+    (page,) = build.report_pages(50, tmp_path / "reports" / "full", prefix="reports/full", kind="full")
+    md = (tmp_path / "src" / f"{page}.md").read_text()
+    _assert_markdown_is_text_only(md)
+    head = md[md.index("## Findings"):md.index("## Notes")]
+    assert "Headline table: baseline_comparison, all 4 rows (tables/baseline_comparison.csv)" in head
+    assert head.count("<tr") == 1 + 4 and _html.escape(BAD) in head and BAD not in head
 
 
 def test_full_report_page_without_an_experiment_says_so(tmp_path, monkeypatch):
