@@ -2,8 +2,12 @@
 
 For each HTML page under `_docs/` (the home page, every notebook, every report, every API page): no console error,
 every internal link resolves to a file of the site (anchors included), every image has loaded (natural width > 0),
-MathJax has typeset the page (no `$$` or `\\[` left in the visible text). A screenshot of each page goes to
-`_docs/_screenshots/` (not committed). Exits non-zero with a list of every failure.
+MathJax has typeset the page (no `$$` or `\\[` left in the visible text). At a laptop's width (1400 px): a full-profile
+report's page opens with its Findings section (for metric_validity with its forest plot, loaded) before its notes, and
+every report page's notes are folded until their summary is clicked; the home page's line-of-work table leaves each
+cell room (no cell narrower than `MIN_CELL_PX`, descriptions at `MIN_WORDS_PER_LINE` words a line or more, nothing
+wider than the page). A screenshot of each page goes to `_docs/_screenshots/` (not committed), and of each full
+report's notes, opened, beside it. Exits non-zero with a list of every failure.
 
 Needs Debian's `chromium` and `chromium-driver` (`make docs-test` installs them when missing) and selenium.
 Usage: `python docs/browser_test.py [--site _docs]`.
@@ -30,6 +34,86 @@ return out;
 """
 
 
+WIDTH = 1400                 # a laptop's browser window, in CSS pixels: every check and screenshot is at this width
+MIN_CELL_PX = 150            # the narrowest a cell of the home page's line-of-work table may be
+MIN_WORDS_PER_LINE = 4       # a line-of-work description wraps into lines of at least this many words on average
+FINDINGS_FIGURE = {"metric_validity": "findings.png"}   # full reports whose Findings section must show a figure
+
+_REPORT_JS = r"""
+const f = document.querySelector('section#findings'), n = document.querySelector('section#notes');
+const top = e => e ? e.getBoundingClientRect().top + window.scrollY : null;
+const out = {findings: !!f, notes: !!n, order: null, findings_top: top(f), notes_top: top(n), imgs: [], details: []};
+if (f && n) out.order = (f.compareDocumentPosition(n) & Node.DOCUMENT_POSITION_FOLLOWING) ? 'findings first' : 'notes first';
+if (f) out.imgs = Array.from(f.querySelectorAll('img')).map(i => [i.getAttribute('src'), i.complete, i.naturalWidth]);
+if (f) out.lines = f.querySelectorAll('li').length;
+// every list of notes: inside a closed <details>, not shown (checkVisibility: a closed details' content is skipped) until opened
+const shown = u => u.checkVisibility ? u.checkVisibility() : u.getClientRects().length > 0;
+if (n) out.details = Array.from(n.querySelectorAll('ul')).map(u => {
+  const d = u.closest('details');
+  return {folded: !!d && !d.open, shown: shown(u)};
+});
+return out;
+"""
+
+_LINES_TABLE_JS = r"""
+const t = Array.from(document.querySelectorAll('table')).find(
+  t => { const th = t.querySelector('th'); return th && th.innerText.trim() === 'line of work'; });
+if (!t) return null;
+const main = document.querySelector('article') || document.querySelector('main') || document.body, mr = main.getBoundingClientRect();
+const cells = Array.from(t.querySelectorAll('tbody td')).map(td => {
+  const r = td.getBoundingClientRect(), p = td.querySelector('p') || td;
+  const lh = parseFloat(getComputedStyle(p).lineHeight) || 24;
+  const words = p.innerText.trim().split(/\s+/).filter(w => w).length;
+  return {text: p.innerText.trim().slice(0, 40), width: Math.round(r.width), right: Math.round(r.right),
+          first: td === td.parentElement.firstElementChild, words: words, lines: Math.max(1, Math.round(p.getBoundingClientRect().height / lh))};
+});
+return {cells: cells, main_right: Math.round(mr.right), table_right: Math.round(t.getBoundingClientRect().right)};
+"""
+
+
+def _check_report(d, rel:str, shots:Path|None)->list[str]:
+    "A report page: its notes folded (and shown by a click on their summary); a full report's Findings section before them."
+    from selenium.webdriver.common.by import By
+    r, fails = d.execute_script(_REPORT_JS), []
+    full = rel.startswith("reports/full/")
+    name = rel.split("/")[-2]
+    if full:
+        if not r["findings"]: fails.append(f"{rel}: no Findings section")
+        elif not r.get("lines"): fails.append(f"{rel}: the Findings section has no lines")
+        elif r["notes"] and (r["order"] != "findings first" or r["findings_top"] >= r["notes_top"]):
+            fails.append(f"{rel}: the notes come before the findings ({r['order']})")
+        want = FINDINGS_FIGURE.get(name)
+        if want:
+            figs = [i for i in r["imgs"] if want in (i[0] or "")]
+            if not figs: fails.append(f"{rel}: no {want} in the Findings section")
+            for src, complete, w in figs:
+                if not complete or not w: fails.append(f"{rel}: the findings figure did not load: {src}")
+    for k, u in enumerate(r["details"]):
+        if not u["folded"] or u["shown"]: fails.append(f"{rel}: notes list {k} is not folded ({u})")
+    if r["notes"] and any(u["folded"] for u in r["details"]):
+        summary = d.find_element(By.CSS_SELECTOR, "section#notes details > summary")
+        d.execute_script("arguments[0].scrollIntoView()", summary); summary.click()
+        if not d.execute_script("return document.querySelector('section#notes details ul').checkVisibility()"):
+            fails.append(f"{rel}: a click on the notes' summary does not show them")
+        elif full and shots: d.save_screenshot(str(shots / (rel.replace("/", "__") + ".notes.png")))
+    return fails
+
+
+def _check_home(d, rel:str)->list[str]:
+    "The home page's line-of-work table at this width: every cell wide enough, descriptions not one word a line, nothing cut off."
+    r = d.execute_script(_LINES_TABLE_JS)
+    if r is None: return [f"{rel}: no line-of-work table (a table whose first header is 'line of work')"]
+    fails = [f"{rel}: line-of-work cell {c['text']!r} is {c['width']} px wide (at least {MIN_CELL_PX})"
+             for c in r["cells"] if c["width"] < MIN_CELL_PX]
+    desc = [c for c in r["cells"] if c["first"]]
+    words, lines = sum(c["words"] for c in desc), sum(c["lines"] for c in desc)
+    if not desc or words / lines < MIN_WORDS_PER_LINE:
+        fails.append(f"{rel}: the line-of-work descriptions wrap at {words / max(lines, 1):.1f} words a line (at least {MIN_WORDS_PER_LINE})")
+    if r["table_right"] > r["main_right"] + 1:
+        fails.append(f"{rel}: the line-of-work table is wider than the page ({r['table_right']} > {r['main_right']} px)")
+    return fails
+
+
 def _serve(site:Path):
     "Serve the site on a free loopback port (pages load over http, as on GitHub Pages)."
     class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -44,7 +128,7 @@ def _driver():
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     opts = webdriver.ChromeOptions()
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1600"):
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={WIDTH},1600"):
         opts.add_argument(a)
     opts.binary_location = next((p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser") if Path(p).exists()), "")
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -181,6 +265,8 @@ def check_site(site:Path, shots:bool=True)->list[str]:
                 if "about:blank" in msg and ("font" in msg or msg.startswith("about:blank")): continue
                 if entry.get("level") == "SEVERE": fails.append(f"{rel}: console error: {entry.get('message', '')[:200]}")
             if shots: d.save_screenshot(str(shot_dir / (rel.replace("/", "__") + ".png")))
+            if rel == "index.html": fails += _check_home(d, rel)
+            if rel.startswith("reports/") and rel.endswith("/index.html"): fails += _check_report(d, rel, shot_dir if shots else None)
     finally:
         d.quit(); srv.shutdown()
     print(f"{len(pages)} pages checked, {len(fails)} failure(s)")

@@ -7,12 +7,17 @@ Stages every page into `_docs_src/`, then runs Sphinx (MyST-NB, sphinx-book-them
   skipped), so its outputs are fresh;
 - an API reference: every exported name of every module, rendered by nbdev's `show_doc` from its docstring and
   docments;
-- one page per experiment report in `reports/`: status, parameters, run time, models, data files with sha256, notes,
-  every figure, every table (all rows up to `--max-rows`, then the row count and the CSV), and the executed notebook.
+- one page per experiment report in `reports/`: status, parameters, run time, models, data files with sha256, notes
+  (folded), every figure, every table (all rows up to `--max-rows`, then the row count and the CSV), and the executed
+  notebook. A full-profile report's page (`reports/full/`) opens with its findings, before its notes: the lines and
+  figure its experiment's `FINDINGS` function computes from the report's tables, or else its headline table
+  (`reasoning_integrity.run.runner.report_findings`).
   Every value on it that this script did not write (run.json, the manifest, file and table names, table notes and
   cells) is escaped so that it is only text (see `report_page`); a malformed per-item record is skipped and counted.
 
-Usage: `python docs/build.py [--out _docs] [--no-exec] [--jobs 2]`; `make docs` runs it.
+Usage: `python docs/build.py [--out _docs] [--no-exec] [--jobs 2] [--reports-only]`; `make docs` runs it.
+`--reports-only` stages the home page and the report pages alone (no library notebook, no API page): a build of a
+minute or two to check the report pages and the home page while working on them.
 """
 from __future__ import annotations
 import argparse, html, json, os, re, shutil, subprocess, sys, time
@@ -20,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("MPLBACKEND", "Agg")   # the findings figures are drawn here, with no display
 SRC = ROOT / "_docs_src"
 SKIP_FLAGS = {"notest", "slow"}   # settings.ini tst_flags: the cells nbdev_test skips
 
@@ -108,11 +114,26 @@ def library_pages(execute:bool, jobs:int)->list[str]:
     return [f"nbs/{p.stem}" for p in nbs]
 
 
+LINES_HEAD = "| line of work |"   # the header of README's table of the lines of work
+
+
+def wrap_lines_table(md:str)->str:
+    "`md` with README's line-of-work table inside a `ri-lines` container (laid out by the site's CSS: each line's description on a row of its own)."
+    lines = md.split("\n")
+    i = next((k for k, l in enumerate(lines) if l.startswith(LINES_HEAD)), None)
+    if i is None: return md
+    j = i
+    while j < len(lines) and lines[j].startswith("|"): j += 1
+    return "\n".join(lines[:i] + [":::{container} ri-lines"] + lines[i:j] + [":::"] + lines[j:])
+
+
 def index_page()->str:
-    "The home page: nbs/index.ipynb (README.md's text), staged as _docs_src/index.ipynb."
+    "The home page: nbs/index.ipynb (README.md's text), staged as _docs_src/index.ipynb, its line-of-work table marked for the CSS."
     import nbformat
     nb = nbformat.read(ROOT / "nbs" / "index.ipynb", as_version=4)
     _strip_directives(nb)
+    for c in nb.cells:
+        if c.cell_type == "markdown": c.source = wrap_lines_table(c.source)
     nbformat.write(nb, SRC / "index.ipynb")
     return "index"
 
@@ -250,6 +271,49 @@ def _run_record(d:Path)->tuple[dict, str]:
     return (rec, "") if isinstance(rec, dict) else ({}, f"run.json holds a {type(rec).__name__}, not an object")
 
 
+def _frame_html(df)->str:
+    "A DataFrame as an escaped HTML table in the look of the report tables."
+    tab = df.to_html(index=False, border=0, classes="table ri-table", na_rep="", float_format=lambda x: f"{x:.4g}", escape=True)
+    return tab.replace("`", "&#96;")
+
+
+def _lead(line:str)->str:
+    "A findings line as HTML (`_prose`), its lead in bold: the words before the first colon outside brackets, when short."
+    for m in re.finditer(": ", line):
+        head = line[:m.start()]
+        if len(head) > 110: break
+        if head.count("(") == head.count(")") and head.count("`") % 2 == 0:
+            return f"<strong>{_prose(head)}</strong>: {_prose(line[m.end():], 3000)}"
+    return _prose(line, 3000)
+
+
+def findings_section(d:Path, page:Path, notebook:Path|None)->list[str]:
+    "The page's `## Findings` pieces for the report in `d`: its computed lines and figure (saved into `page`/figures), else its headline table."
+    L = ["## Findings\n"]
+    if notebook is None or not notebook.is_file():
+        return L + [_raw("<p><em>No experiment notebook declares what this report found; its tables follow.</em></p>")]
+    try:
+        from reasoning_integrity.run.runner import report_findings
+        f = report_findings(d, notebook)
+    except Exception as e:   # a table the function cannot read: said on the page, the build goes on
+        print(f"  findings of {d.name} could not be computed: {type(e).__name__}: {e}", file=sys.stderr)
+        return L + [_raw(f'<p class="ri-warn"><em>The findings could not be computed from the tables ({_h(type(e).__name__)}).</em></p>')]
+    if f.lines: L.append(_raw('<ul class="ri-findings">' + "".join(f"<li>{_lead(x)}</li>" for x in f.lines) + "</ul>"))
+    if f.figure is not None:
+        import matplotlib.pyplot as plt
+        (page / "figures").mkdir(exist_ok=True)
+        f.figure.savefig(page / "figures" / FINDINGS_FIGURE, dpi=100, bbox_inches="tight")
+        plt.close(f.figure)
+        L.append(f"![the findings in one figure](figures/{FINDINGS_FIGURE})\n")
+    if f.table is not None and not f.lines and f.figure is None:   # the generic opening: the headline table's first rows
+        L.append(_raw(f'<p class="ri-headline">Headline table: {_h(f.caption, 300)}</p>', _frame_html(f.table)))
+    if not f.lines and f.figure is None and f.table is None:
+        L.append(_raw("<p><em>Nothing computed from this report's tables; they follow.</em></p>"))
+    return L
+
+
+FINDINGS_FIGURE = "findings.png"   # the name of the findings figure on a report's page (a report figure of that name gets another)
+
 BANNERS = {  # what a report of each kind is, said at the top of its page (text the build writes itself)
     "full": "<p><strong>Finding.</strong> Full profile: every labelled item the data holds. These tables are the "
             "workbench's results.</p>",
@@ -271,6 +335,8 @@ def report_page(d:Path, max_rows:int, page:Path, extra:Path, kind:str="quick")->
     if rec.get("error"):
         err = _dict(rec["error"]) or {"evalue": rec["error"]}
         L.append(_raw(f'<div class="highlight"><pre>{_h(err.get("ename"), 200)}: {_h(err.get("evalue"), 4000)}</pre></div>'))
+    if kind == "full":   # what it found first (computed from its tables by its experiment's own function), then the rest
+        L += findings_section(d, page, ROOT / "nbs" / "experiments" / f"{d.name}.ipynb")
     nb = d / f"{d.name}.ipynb"
     has_nb = nb.is_file()
     if has_nb:
@@ -306,12 +372,15 @@ def report_page(d:Path, max_rows:int, page:Path, extra:Path, kind:str="quick")->
                       (f' <span class="ri-warn">{_h(skipped(problems))} (listed at the top of the explorer).</span>' if problems else "")
                       + "</p>"))
     notes = _list(rec.get("notes"))
-    if notes: L += ["## Notes\n", _raw("<ul>" + "".join(f"<li>{_prose(n, 2000)}</li>" for n in notes) + "</ul>")]
+    if notes:   # folded: how the numbers were made, for the reader who asks (the findings and figures come first)
+        L += ["## Notes\n", _raw('<details class="ri-notes"><summary>' + f"{len(notes)} note{'s' if len(notes) != 1 else ''} "
+                                  "on how these numbers were made (click to show)</summary><ul>"
+                                  + "".join(f"<li>{_prose(n, 2000)}</li>" for n in notes) + "</ul></details>")]
     figs = sorted(f for f in (d / "figures").glob("*.png") if f.is_file() and not f.is_symlink())
     if figs:
         L.append("## Figures\n")
         (page / "figures").mkdir(exist_ok=True)
-        used = set()
+        used = {FINDINGS_FIGURE[:-4]}
         for f in figs:
             name = _slug(f.stem, used) + ".png"
             shutil.copy(f, page / "figures" / name)
@@ -369,6 +438,19 @@ def report_pages(max_rows:int, reports:Path|None=None, src:Path|None=None, prefi
 
 
 # ---------------------------------------------------------------------------------------------------------- main
+CSS = """.ri-table{font-size:.8em}.ri-table td,.ri-table th{padding:.15em .4em}.ri-warn{color:#a40000}
+.ri-findings li{margin-bottom:.35em}.ri-headline{margin-bottom:.3em}
+details.ri-notes>summary{cursor:pointer;font-weight:600;margin-bottom:.5em}
+/* the home page's line-of-work table: each line's description on a row of its own, its paper, package and experiments
+   in three columns under it (four columns squeezed the descriptions into one-word lines at a laptop's width) */
+.ri-lines table{display:block;width:100%}.ri-lines thead,.ri-lines tbody{display:block}
+.ri-lines tr{display:grid;grid-template-columns:minmax(0,1.25fr) minmax(0,1fr) minmax(0,1fr)}
+.ri-lines td:first-child,.ri-lines th:first-child{grid-column:1/-1;border-bottom:none}
+.ri-lines td:first-child{font-weight:600;padding-bottom:0}
+.ri-lines span.pre,.bd-toc span.pre{white-space:normal;overflow-wrap:anywhere}
+"""
+
+
 def _toc(caption:str, pages:list[str], maxdepth:int=1)->str:
     return f"```{{toctree}}\n:caption: {caption}\n:maxdepth: {maxdepth}\n\n" + "\n".join(pages) + "\n```\n"
 
@@ -379,6 +461,8 @@ def main(argv=None)->int:
     ap.add_argument("--no-exec", action="store_true", help="render the library notebooks as stored (no execution)")
     ap.add_argument("--jobs", type=int, default=2, help="notebooks executed in parallel")
     ap.add_argument("--max-rows", type=int, default=500, help="rows of a report table shown on its page")
+    ap.add_argument("--reports-only", action="store_true",
+                    help="the home page and the report pages only (no library notebook, no API page): a quick check of them")
     a = ap.parse_args(argv)
     t0 = time.time()
     if not sync_index(check=True):
@@ -388,17 +472,18 @@ def main(argv=None)->int:
     shutil.copy(ROOT / "docs" / "conf.py", SRC / "conf.py")
     (SRC / "_static" / "favicon.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
                                                  '<circle cx="8" cy="8" r="7" fill="#2a6f97"/></svg>')
-    (SRC / "_static" / "custom.css").write_text(".ri-table{font-size:.8em}.ri-table td,.ri-table th{padding:.15em .4em}"
-                                               ".ri-warn{color:#a40000}\n")
-    print("executing the library notebooks" if not a.no_exec else "staging the library notebooks", flush=True)
-    home, lib = index_page(), library_pages(not a.no_exec, a.jobs)
-    api, reps = api_pages(), report_pages(a.max_rows)
+    (SRC / "_static" / "custom.css").write_text(CSS)
+    if not a.reports_only:
+        print("executing the library notebooks" if not a.no_exec else "staging the library notebooks", flush=True)
+    home = index_page()
+    lib = [] if a.reports_only else library_pages(not a.no_exec, a.jobs)
+    api, reps = [] if a.reports_only else api_pages(), report_pages(a.max_rows)
     full = report_pages(a.max_rows, ROOT / "reports" / "full", prefix="reports/full", kind="full")
     tour = (SRC / "index.ipynb")
     import nbformat
     nb = nbformat.read(tour, as_version=4)
-    nb.cells.append(nbformat.v4.new_markdown_cell((_toc("Findings (full profile)", full) if full else "") + _toc("Notebooks", lib)
-                                                  + _toc("Pipeline checks (quick profile)", reps) + _toc("API reference", api)))
+    nb.cells.append(nbformat.v4.new_markdown_cell((_toc("Findings (full profile)", full) if full else "") + (_toc("Notebooks", lib) if lib else "")
+                                                  + _toc("Pipeline checks (quick profile)", reps) + (_toc("API reference", api) if api else "")))
     nbformat.write(nb, tour)
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", str(a.jobs), str(SRC), a.out]
     r = subprocess.run(cmd)

@@ -118,7 +118,7 @@ def _assert_markdown_is_text_only(md):
         assert "`" not in t.content
         p = _tags(t.content)
         assert {tag for tag, _ in p.tags} <= {"p", "strong", "em", "code", "pre", "div", "ul", "li", "table", "thead",
-                                              "tbody", "tr", "th", "td", "a", "span"}, {tag for tag, _ in p.tags}
+                                              "tbody", "tr", "th", "td", "a", "span", "details", "summary"}, {tag for tag, _ in p.tags}
         for tag, attrs in p.tags:
             assert set(attrs) <= {"class", "border", "style", "href"}, (tag, attrs)
             if "href" in attrs: assert re.fullmatch(r"tables/[A-Za-z0-9_.-]+\.csv|explorer\.html", attrs["href"]), attrs
@@ -218,3 +218,137 @@ def test_hostile_report_page_renders_without_markup(tmp_path, monkeypatch):
     assert SECRET not in out and "<b>x</b>" not in out
     assert out.count(SHOWN) >= 20
     assert '<a href="explorer.html">item explorer</a>' in out    # a link to the file, not to a missing page
+
+
+# ---------------------------------------------------------------------------------------------- findings first (issue 40)
+# A full-profile report's page opens with what it found (computed from its tables by its experiment's FINDINGS
+# function), then its notes, folded. A constructed metric_validity report (two datasets, two baselines, three signals,
+# one with a hostile name) and an experiment notebook that names the findings function stand in for the real ones.
+import nbformat
+
+BAD = '<img src=x onerror=alert(9)>'
+
+
+def _validity_report(d):
+    "A metric_validity report folder with the tables `signals.report.findings` reads, and three notes."
+    t = d / "tables"; t.mkdir(parents=True); (d / "figures").mkdir()
+    row = lambda s, ds, v, lo, hi, n, npos, g=None, glo=None, ghi=None: dict(
+        signal=s, dataset=ds, level="chain", metric="auroc", value=v, ci_low=lo, ci_high=hi, n=n, n_pos=npos,
+        base_auroc=0.69, incremental_gain=g, gain_ci_low=glo, gain_ci_high=ghi)
+    pd.DataFrame([row("length", "pb", 0.68, 0.66, 0.70, 100, 60, 0, 0, 0), row("position", "pb", 0.58, 0.55, 0.61, 100, 60, 0, 0, 0),
+                  row("combined", "pb", 0.76, 0.74, 0.78, 100, 60, 0.07, 0.05, 0.09),
+                  row(BAD, "pb", 0.59, 0.57, 0.61, 80, 50, 0.06, 0.04, 0.08), row("drift", "pb", 0.55, 0.52, 0.58, 100, 60, -0.001, -0.01, 0.008),
+                  row("position", "sq", 0.61, 0.42, 0.79, 79, 10, 0, 0, 0), row("drift", "sq", 0.61, 0.39, 0.82, 79, 10, -0.05, -0.2, 0.04)]
+                 ).to_csv(t / "signal_validity.csv", index=False)
+    pd.DataFrame(dict(signal=["combined", BAD, "drift", "drift"], dataset=["pb", "pb", "pb", "sq"], level="chain",
+                      best_baseline=["length"] * 3 + ["position"], auroc=[0.76, 0.59, 0.55, 0.61], baseline_auroc=[0.68] * 3 + [0.61],
+                      beats=[True, False, False, False], gain_p_adj=[0.01, 0.01, 0.9, 0.8], beats_length=[True, True, False, False])
+                 ).to_csv(t / "baseline_comparison.csv", index=False)
+    pd.DataFrame(dict(signal=["length", "position"], family="baseline")).to_csv(t / "signals.csv", index=False)
+    (d / "run.json").write_text(json.dumps({"status": "ok", "parameters": {"profile": "full"}, "notes": ["one", "two `x`", H]}))
+    return d
+
+
+def _experiment(root, name="metric_validity", findings=True):
+    "nbs/experiments/<name>.ipynb under `root`, naming a headline table and (with `findings`) the findings function."
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell('HEADLINE = "baseline_comparison"\n'
+                                          + ('FINDINGS = "reasoning_integrity.signals.report:findings"' if findings else ""))]
+    (root / "nbs" / "experiments").mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, root / "nbs" / "experiments" / f"{name}.ipynb")
+
+
+def test_findings_from_constructed_tables(tmp_path):
+    "Five lines, every number from the tables; the figure has one block (two panels) per dataset."
+    import matplotlib; matplotlib.use("Agg")
+    from reasoning_integrity.signals.report import findings
+    lines, fig = findings(_validity_report(tmp_path / "metric_validity"))
+    assert len(lines) == 5
+    assert lines[0].endswith("pb chains 2 of 3 signals; sq chains 0 of 1 signals.")
+    assert lines[1] == "Largest gain that holds: pb chains `combined` +0.070 [+0.050, +0.090] (AUROC 0.760 [0.740, 0.780])."
+    assert "pb chains length 0.680 [0.660, 0.700]; sq chains position 0.610 [0.420, 0.790]" in lines[2]
+    assert lines[3] == "The learned `combined` (out of fold): pb chains AUROC 0.760 [0.740, 0.780], gain +0.070 [+0.050, +0.090]."
+    assert lines[4] == "Labelled: pb chains 100 (60 wrong); sq chains 79 (10 wrong)."   # no coverage.csv: no sample line
+    assert len(fig.axes) == 4 and [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["drift", BAD + " (n=80)", "combined"]
+
+
+def _stage_full(monkeypatch, tmp_path):
+    "The constructed report staged as a full-profile page (and as a quick one), with ROOT and SRC in tmp_path."
+    _validity_report(tmp_path / "reports" / "full" / "metric_validity")
+    _validity_report(tmp_path / "reports" / "metric_validity")
+    _experiment(tmp_path)
+    monkeypatch.setattr(build, "ROOT", tmp_path); monkeypatch.setattr(build, "SRC", tmp_path / "src")
+    full = build.report_pages(50, tmp_path / "reports" / "full", prefix="reports/full", kind="full")
+    quick = build.report_pages(50)
+    return full + quick
+
+
+def test_full_report_page_opens_with_findings_and_folds_notes(tmp_path, monkeypatch):
+    "Findings (lines, then the figure) before the notes; the notes in a closed <details>; on a quick page too; all text escaped."
+    full, quick = _stage_full(monkeypatch, tmp_path)
+    md = (tmp_path / "src" / f"{full}.md").read_text()
+    _assert_markdown_is_text_only(md)
+    at = {h: md.index(h) for h in ("## Findings", "## Notes", "## Figures", "## Tables")} if "## Figures" in md else \
+         {h: md.index(h) for h in ("## Findings", "## Notes", "## Tables")}
+    assert list(at) == sorted(at, key=at.get), at                         # findings, notes, (figures,) tables
+    findings = md[at["## Findings"]:at["## Notes"]]
+    assert "<strong>Largest gain that holds</strong>: pb chains <code>combined</code> +0.070" in findings
+    assert "![the findings in one figure](figures/findings.png)" in findings
+    assert (tmp_path / "src" / full).parent.joinpath("figures", "findings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert BAD not in md and _html.escape(BAD) in md                      # a signal's name is text on the page
+    notes = md[at["## Notes"]:]
+    p = _tags(notes.split("```{raw} html\n", 1)[1].split("\n```", 1)[0])
+    assert [t for t, _ in p.tags][:3] == ["details", "summary", "ul"] and "open" not in p.tags[0][1]
+    assert "3 notes on how these numbers were made" in notes and "two <code>x</code>" in notes and SHOWN in notes
+    qmd = (tmp_path / "src" / f"{quick}.md").read_text()
+    assert "## Findings" not in qmd and '<details class="ri-notes">' in qmd   # a pipeline check: no findings, notes folded
+
+
+def test_findings_lines_lead_in_bold():
+    "The words before a line's first colon outside brackets are its lead; a line without one is all plain; all escaped."
+    assert build._lead("GPT-3 on ScienceQA, test (file: a/b): 3 of 4") == "<strong>GPT-3 on ScienceQA, test (file: a/b)</strong>: 3 of 4"
+    assert build._lead("Largest: `a: b` <i>") == "<strong>Largest</strong>: <code>a: b</code> &lt;i&gt;"
+    assert build._lead("no lead here") == "no lead here" and build._lead("x" * 120 + ": y") == "x" * 120 + ": y"
+
+
+def test_full_report_page_without_findings_opens_with_its_headline_table(tmp_path, monkeypatch):
+    "An experiment that names no findings function: its full report's page opens with the first rows of its headline table."
+    _validity_report(tmp_path / "reports" / "full" / "plain")
+    _experiment(tmp_path, "plain", findings=False)
+    monkeypatch.setattr(build, "ROOT", tmp_path); monkeypatch.setattr(build, "SRC", tmp_path / "src")
+    (page,) = build.report_pages(50, tmp_path / "reports" / "full", prefix="reports/full", kind="full")
+    md = (tmp_path / "src" / f"{page}.md").read_text()
+    _assert_markdown_is_text_only(md)
+    head = md[md.index("## Findings"):md.index("## Notes")]
+    assert "Headline table: baseline_comparison, all 4 rows (tables/baseline_comparison.csv)" in head
+    assert head.count("<tr") == 1 + 4 and _html.escape(BAD) in head and BAD not in head
+
+
+def test_full_report_page_without_an_experiment_says_so(tmp_path, monkeypatch):
+    "A full report whose experiment notebook is not there still opens with a Findings section, which says so."
+    _validity_report(tmp_path / "reports" / "full" / "orphan")
+    monkeypatch.setattr(build, "ROOT", tmp_path); monkeypatch.setattr(build, "SRC", tmp_path / "src")
+    (page,) = build.report_pages(50, tmp_path / "reports" / "full", prefix="reports/full", kind="full")
+    md = (tmp_path / "src" / f"{page}.md").read_text()
+    assert md.index("## Findings") < md.index("## Notes") and "No experiment notebook declares what this report found" in md
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(importlib.util.find_spec("myst_nb") is None or importlib.util.find_spec("sphinx") is None,
+                    reason="the docs extras (sphinx, myst-nb) are not installed here: `pip install -e .[docs]` (make docs does)")
+def test_full_report_page_renders_findings_first(tmp_path, monkeypatch):
+    "Through Sphinx: the Findings section, with its figure, comes before the Notes section, whose list is in a closed <details>."
+    full, quick = _stage_full(monkeypatch, tmp_path)
+    src = tmp_path / "src"
+    (src / "index.md").write_text("# site\n\n" + build._toc("Reports", [full, quick]))
+    (src / "conf.py").write_text('extensions = ["myst_nb"]\nmyst_enable_extensions = ["colon_fence"]\nmyst_heading_anchors = 3\n'
+                                 'nb_execution_mode = "off"\nhtml_extra_path = ["_extra"]\nexclude_patterns = ["_build"]\n')
+    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(src), str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=110)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = (tmp_path / "out" / f"{full}.html").read_text()
+    f, n = out.index('<section id="findings">'), out.index('<section id="notes">')
+    assert f < n and out.index("findings.png", f) < n and out.index("Largest gain that holds", f) < n
+    details = out[n:].split("<details", 1)[1].split("</details>", 1)[0]
+    assert details.split(">", 1)[0] == ' class="ri-notes"'                   # not `open`
+    assert "<summary>3 notes" in details and "<li>one</li>" in details

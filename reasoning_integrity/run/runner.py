@@ -8,7 +8,9 @@ from __future__ import annotations
 import ast
 import contextlib
 import datetime as _dt
+from dataclasses import dataclass
 import html
+import importlib
 import importlib.util
 import io
 import json
@@ -38,10 +40,11 @@ from traitlets import default
 # %% auto #0
 __all__ = ['MAX_PARAM_CHARS', 'MAX_PARAM_DEPTH', 'find_root', 'library_of', 'experiment_paths', 'notebook_parameters',
            'notebook_profiles', 'notebook_constant', 'notebook_limit', 'limit_groups', 'spread_limit',
-           'experiment_info', 'headline', 'list_experiments', 'parse_value', 'parse_params', 'plain_problem',
-           'parameter_cell', 'parameter_spec', 'has_credentials', 'check_params', 'SameEnvKernelManager',
-           'ReportRefused', 'ReportBusy', 'check_report_target', 'report_lock', 'recover_report', 'replace_report',
-           'run_experiment', 'default_reports_dir', 'reproduce', 'check_index_target', 'write_index']
+           'experiment_info', 'headline', 'Findings', 'report_findings', 'list_experiments', 'parse_value',
+           'parse_params', 'plain_problem', 'parameter_cell', 'parameter_spec', 'has_credentials', 'check_params',
+           'SameEnvKernelManager', 'ReportRefused', 'ReportBusy', 'check_report_target', 'report_lock',
+           'recover_report', 'replace_report', 'run_experiment', 'default_reports_dir', 'reproduce',
+           'check_index_target', 'write_index']
 
 # %% ../../nbs/91_runner.ipynb #ab038f05
 def _checkout()->Path|None:
@@ -232,13 +235,17 @@ def spread_limit(limit:int, # `--limit N`: the most items the experiment may sco
 # %% ../../nbs/91_runner.ipynb #f51e8326
 def experiment_info(path:str|Path, # an experiment notebook
                    )->dict:
-    "What an experiment says about itself in its source: the paper it reproduces (`PAPER`), its headline table (`HEADLINE`) and `LIMIT`."
+    "What an experiment says about itself in its source: the paper it reproduces (`PAPER`), its headline table (`HEADLINE`), its findings function (`FINDINGS`) and `LIMIT`."
     head = notebook_constant(path, "HEADLINE", None)
     table, cols = (head[0], list(head[1])) if isinstance(head, (list, tuple)) and len(head) == 2 else (head, None)
     if table is not None and not (isinstance(table, str) and (cols is None or all(isinstance(c, str) for c in cols))):
         raise ValueError(f"{Path(path).name}: HEADLINE must be a table name or (name, [columns]), not {head!r}")
+    found = notebook_constant(path, "FINDINGS", None)
+    if found is not None and not (isinstance(found, str) and re.fullmatch(r"reasoning_integrity(\.\w+)+:\w+", found)):
+        raise ValueError(f"{Path(path).name}: FINDINGS must name a function of the package, "
+                         f"'reasoning_integrity.<module>:<function>', not {found!r}")
     paper = notebook_constant(path, "PAPER", None)
-    return dict(paper=paper if isinstance(paper, str) else None, headline=table, headline_columns=cols,
+    return dict(paper=paper if isinstance(paper, str) else None, headline=table, headline_columns=cols, findings=found,
                 limit=notebook_limit(path))
 
 def headline(report_dir:str|Path, # a report folder
@@ -253,6 +260,27 @@ def headline(report_dir:str|Path, # a report folder
     cols = [c for c in info["headline_columns"] or df.columns if c in df.columns]
     shown = f"all {len(df)} rows" if len(df) <= max_rows else f"the first {max_rows} of {len(df)} rows"
     return df[cols].head(max_rows), f"{info['headline']}, {shown} (tables/{f.name})"
+
+# %% ../../nbs/91_runner.ipynb #f405b7af
+@dataclass
+class Findings:
+    "What a report found, for the top of its page: computed lines, a figure (or None), the headline table and its caption."
+    lines: list[str]  # sentences computed from the report's tables (Markdown code spans at most)
+    figure: Any = None  # a matplotlib figure, or None
+    table: pd.DataFrame|None = None  # the headline table (`headline`), or None
+    caption: str = ""  # what the table is
+
+def report_findings(report_dir:str|Path, # a report folder
+                    path:str|Path, # its experiment notebook (`FINDINGS`, `HEADLINE`)
+                    max_rows:int=10, # rows of the headline table
+                   )->Findings:
+    "The lines and figure of the experiment's `FINDINGS` function on the report, and its headline table."
+    info, lines, fig = experiment_info(path), [], None
+    if info["findings"]:
+        module, name = info["findings"].split(":")
+        lines, fig = getattr(importlib.import_module(module), name)(report_dir)
+    h = headline(report_dir, path, max_rows)
+    return Findings(list(lines), fig, *(h or (None, "")))
 
 # %% ../../nbs/91_runner.ipynb #d2d50ba0
 def list_experiments(root:str|Path|None=None, # repository root (see `find_root`)

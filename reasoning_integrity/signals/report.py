@@ -5,6 +5,7 @@
 # %% ../../nbs/69_validity_report.ipynb #f8b40f32
 from __future__ import annotations
 import json
+from pathlib import Path
 from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
@@ -18,11 +19,13 @@ from ..lines.trajectory.divergence import align_dtw
 from ..lines.ptp.traces import parse_trace
 
 # %% auto #0
-__all__ = ['SURPRISE', 'CONTENT_SIGNALS', 'MAX_BYTES', 'STEP_CHARS', 'TRACE_CHARS', 'STEP_SIGNALS', 'none_if_0', 'as_limit',
-           'signal_limits', 'dataset_table', 'pipeline_note', 'mark_model_rows', 'label_validity', 'heatmap_labels',
-           'processbench_f1_in_context', 'cross_family', 'agreement_figure', 'content_notes', 'verifier_notes',
-           'model_notes', 'run_notes', 'cut_text', 'step_label', 'chain_key', 'alignment_frames', 'alignment_matrices',
-           'tune_log_outputs', 'PTPTraces', 'chain_item', 'fit', 'perturbed_units', 'record_units']
+__all__ = ['SURPRISE', 'CONTENT_SIGNALS', 'MAX_BYTES', 'STEP_CHARS', 'TRACE_CHARS', 'STEP_SIGNALS', 'FOREST_COLUMNS', 'none_if_0',
+           'as_limit', 'signal_limits', 'dataset_table', 'pipeline_note', 'mark_model_rows', 'label_validity',
+           'heatmap_labels', 'processbench_f1_in_context', 'cross_family', 'agreement_figure', 'content_notes',
+           'verifier_notes', 'model_notes', 'run_notes', 'cut_text', 'step_label', 'chain_key', 'alignment_frames',
+           'alignment_matrices', 'tune_log_outputs', 'PTPTraces', 'chain_item', 'fit', 'perturbed_units',
+           'record_units', 'baselines', 'forest_frame', 'forest_figure', 'ci_text', 'gain_lines', 'baseline_line',
+           'combined_line', 'data_line', 'findings']
 
 # %% ../../nbs/69_validity_report.ipynb #465b6f6f
 SURPRISE = [s for s in SIGNALS if s.startswith("lm_surprise")]  # the LM-surprise signals (one prompt-scoring call per chain)
@@ -376,3 +379,171 @@ def record_units(labelled:dict,  # dataset -> labelled chains
     traces = traces or PTPTraces()
     out = {ds: [[chain_item(c, ds, vals, frames, traces)] for c in cs] for ds, cs in labelled.items()}
     return {**out, **perturbed_units(sound, pvals, seed, frames, traces)}
+
+# %% ../../nbs/69_validity_report.ipynb #d9bf4cb1
+FOREST_COLUMNS = ["dataset", "level", "signal", "n", "n_pos", "auroc", "ci_low", "ci_high", "base_auroc", "gain", "gain_ci_low",
+                  "gain_ci_high", "beats_length", "best_baseline", "baseline_auroc"]
+
+def _read(tables:Path, name:str)->pd.DataFrame|None:
+    f = Path(tables)/f"{name}.csv"
+    return pd.read_csv(f) if f.is_file() else None
+
+def baselines(tables:str|Path,  # a metric_validity report's tables folder
+             )->set[str]:
+    "The signals of family `baseline` (signals.csv of the report; the registry's where the report has none)."
+    sig = _read(tables, "signals")
+    if sig is not None and {"signal", "family"} <= set(sig.columns): return set(sig.signal[sig.family == "baseline"])
+    return {s for s in SIGNALS if SIGNALS[s].family == "baseline"}
+
+def forest_frame(tables:str|Path,  # a metric_validity report's tables folder (signal_validity.csv, baseline_comparison.csv)
+                )->pd.DataFrame:
+    "Per dataset and level, each non-baseline signal with a gain over the (length, position) model: AUROC and gain, 95 % CIs, Holm–Šidák verdict, best single baseline."
+    val, bc = _read(tables, "signal_validity"), _read(tables, "baseline_comparison")
+    if val is None: return pd.DataFrame(columns=FOREST_COLUMNS)
+    a = val[(val.metric == "auroc") & np.isfinite(val.value) & np.isfinite(val.incremental_gain)
+            & ~val.signal.isin(baselines(tables))]
+    a = a.rename(columns={"value": "auroc", "incremental_gain": "gain"})
+    if bc is not None:
+        a = a.merge(bc[["signal", "dataset", "level", "beats_length", "best_baseline", "baseline_auroc"]],
+                    on=["signal", "dataset", "level"], how="left")
+    for c in FOREST_COLUMNS:
+        if c not in a: a[c] = np.nan
+    a["beats_length"] = a.beats_length.fillna(False).astype(bool)
+    return a[FOREST_COLUMNS].reset_index(drop=True)
+
+# %% ../../nbs/69_validity_report.ipynb #f4b8b213
+def _facets(frame:pd.DataFrame)->list[tuple[tuple[str, str], pd.DataFrame]]:
+    "(dataset, level) groups in the order the datasets first appear, chain level before step level."
+    order = {d: i for i, d in enumerate(dict.fromkeys(frame.dataset))}
+    keys = sorted(dict.fromkeys(zip(frame.dataset, frame.level)), key=lambda k: (order[k[0]], k[1] != "chain", k[1]))
+    return [(k, frame[(frame.dataset == k[0]) & (frame.level == k[1])]) for k in keys]
+
+def forest_figure(frame:pd.DataFrame,  # `forest_frame` output
+                  width:float=7.6,  # inches (about the width a docs page shows it at)
+                  row:float=0.155,  # inches per signal
+                 ):
+    "Forest plot per dataset and level: each signal's AUROC (left) and gain over length + position (right), 95 % CIs, sorted by gain."
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    facets = _facets(frame)
+    h, gap, top, bottom = [len(g) + 1 for _, g in facets], 0.72, 0.95, 0.2   # rows per facet; inches between facets, above, below
+    H = row * sum(h) + gap * (len(facets) - 1) + top + bottom
+    fig, axes = plt.subplots(len(facets), 2, figsize=(width, H), squeeze=False, gridspec_kw=dict(
+        height_ratios=h, hspace=gap / (row * np.mean(h)), wspace=0.1, top=1 - top / H, bottom=bottom / H, left=0.27, right=0.99))
+    for ((ds, lev), g), (ax_a, ax_g) in zip(facets, axes):
+        g = g.sort_values(["gain", "auroc"]).reset_index(drop=True)
+        y, nmax = np.arange(len(g)), g.n.max()
+        labels = [s if n >= nmax else f"{s} (n={n:g})" for s, n in zip(g.signal, g.n)]
+        for ax, x, lo, hi, ref in ((ax_a, g.auroc, g.ci_low, g.ci_high, 0.5),
+                                   (ax_g, g.gain, g.gain_ci_low, g.gain_ci_high, 0.0)):
+            ax.axvline(ref, color="0.35", lw=0.8, zorder=0)
+            for ok, colour in ((False, "0.55"), (True, "C3")):
+                m = (g.beats_length == ok).to_numpy()
+                ax.errorbar(x[m], y[m], xerr=[(x - lo)[m].clip(lower=0), (hi - x)[m].clip(lower=0)], fmt="o", ms=3.5,
+                            color=colour, mfc=colour if ok else "white", lw=1, capsize=0)
+            ax.set_ylim(-0.7, len(g) - 0.3); ax.grid(axis="x", color="0.9", lw=0.6); ax.tick_params(labelsize=7.5, pad=1.5)
+        if g.baseline_auroc.notna().any():
+            ax_a.axvline(g.baseline_auroc.dropna().iloc[0], color="C0", ls=":", lw=1.2, zorder=0)
+        ax_a.set_xlim(-0.02, 1.02); ax_a.set_yticks(y, labels, fontsize=8, parse_math=False); ax_g.set_yticks(y, [])   # names as text, `$` too
+        ax_a.set_xlabel("AUROC", fontsize=7.5, labelpad=1); ax_g.set_xlabel("gain over length + position", fontsize=7.5, labelpad=1)
+        base = f"; best baseline {g.best_baseline.dropna().iloc[0]} {g.baseline_auroc.dropna().iloc[0]:.3f} (dotted)" \
+            if g.best_baseline.notna().any() else ""
+        ax_a.set_title(f"{ds}, {lev} level: {nmax:g} {'chains' if lev == 'chain' else 'steps'}, {g.n_pos.max():g} wrong{base}",
+                       loc="left", fontsize=9, fontweight="bold", parse_math=False)
+    fig.legend([Line2D([], [], marker="o", color="C3", ls=""), Line2D([], [], marker="o", color="0.55", mfc="white", ls="")],
+               ["adds to length + position (Holm–Šidák over the dataset's signals)", "does not"],
+               loc="upper left", bbox_to_anchor=(0.01, 1 - 0.3 / H), fontsize=8, ncol=2, frameon=False)
+    fig.suptitle("AUROC (0.5 = chance) and gain over a length + position model (out of fold), with 95 % CIs; sorted by gain",
+                 x=0.01, y=1 - 0.08 / H, ha="left", va="top", fontsize=10)
+    return fig
+
+# %% ../../nbs/69_validity_report.ipynb #de371626
+def ci_text(x:float,  # an estimate
+            lo:float,  # its interval's lower end
+            hi:float,  # its upper end
+            signed:bool=False,  # with a sign (a difference)
+           )->str:
+    "'0.763 [0.746, 0.778]' (or '+0.070 [+0.058, +0.082]' for a difference); the interval left out where it is missing."
+    f = "{:+.3f}" if signed else "{:.3f}"
+    return f.format(x) + (f" [{f.format(lo)}, {f.format(hi)}]" if np.isfinite(lo) and np.isfinite(hi) else "")
+
+def _where(ds:str, lev:str)->str: return f"{ds} {lev}s"
+
+def gain_lines(frame:pd.DataFrame,  # `forest_frame` output
+               bc:pd.DataFrame,  # baseline_comparison.csv
+              )->list[str]:
+    "What adds to length + position after Holm–Šidák per dataset and level, and the largest such gain of each."
+    keys = [k for k, _ in _facets(frame)]
+    tested = bc[bc.gain_p_adj.notna()].groupby(["dataset", "level"])
+    count = {k: (int(g.beats_length.sum()), len(g)) for k, g in tested}
+    best = [(k, g[g.beats_length].sort_values("gain").iloc[-1]) for k, g in _facets(frame) if g.beats_length.any()]
+    out = ["Adds to a length + position model (gain's CI above 0 after Holm–Šidák over the dataset's signals): "
+           + "; ".join(f"{_where(*k)} {count[k][0]} of {count[k][1]} signals" for k in keys if k in count) + "."]
+    if best: out.append("Largest gain that holds: " + "; ".join(
+        f"{_where(*k)} `{r.signal}` {ci_text(r.gain, r.gain_ci_low, r.gain_ci_high, True)} (AUROC "
+        f"{ci_text(r.auroc, r.ci_low, r.ci_high)}{'' if r.n >= frame[(frame.dataset == k[0]) & (frame.level == k[1])].n.max() else f', n = {r.n:g}'})"
+        for k, r in best) + ".")
+    else: out.append("No signal adds to a length + position model on any dataset.")
+    return out
+
+def baseline_line(val:pd.DataFrame,  # signal_validity.csv
+                  bc:pd.DataFrame,  # baseline_comparison.csv
+                  keys:list,  # (dataset, level) pairs, in order
+                 )->str:
+    "The best single baseline of each dataset and level with its AUROC, and the signals whose AUROC is above it (paired CI)."
+    parts, above = [], []
+    for ds, lev in keys:
+        g = bc[(bc.dataset == ds) & (bc.level == lev)]
+        if not len(g) or g.best_baseline.isna().all(): continue
+        b = g.best_baseline.dropna().iloc[0]
+        r = val[(val.signal == b) & (val.dataset == ds) & (val.level == lev) & (val.metric == "auroc")]
+        parts.append(f"{_where(ds, lev)} {b} " + (ci_text(*r[["value", "ci_low", "ci_high"]].iloc[0]) if len(r) else
+                                                   f"{g.baseline_auroc.dropna().iloc[0]:.3f}"))
+        w = g[g.beats.astype(bool)].sort_values("auroc", ascending=False).signal
+        if len(w): above.append(f"{_where(ds, lev)} " + ", ".join(f"`{s}`" for s in w))
+    return ("Best single baseline (random, position or length), AUROC: " + "; ".join(parts) + ". Above it, paired CI above 0: "
+            + ("; ".join(above) if above else "no signal") + ".")
+
+# %% ../../nbs/69_validity_report.ipynb #0bf98a9e
+def combined_line(frame:pd.DataFrame,  # `forest_frame` output
+                  control:pd.DataFrame|None,  # combined_permuted_control.csv (None: not shown)
+                 )->str|None:
+    "The learned `combined` signal per dataset and level: AUROC and gain, and its AUROC with permuted labels."
+    c = pd.concat([g[g.signal == "combined"] for _, g in _facets(frame)]) if len(frame) else frame
+    if not len(c): return None
+    s = "The learned `combined` (out of fold): " + "; ".join(
+        f"{_where(r.dataset, r.level)} AUROC {ci_text(r.auroc, r.ci_low, r.ci_high)}, gain {ci_text(r.gain, r.gain_ci_low, r.gain_ci_high, True)}"
+        for r in c.itertuples())
+    if control is not None and len(control.dropna(subset=["auroc"])):
+        s += "; with permuted step labels its AUROC falls to " + ", ".join(
+            f"{r.perm_mean:.3f} on {r.dataset} (95 % range {r.perm_low:.3f}-{r.perm_high:.3f})"
+            for r in control.dropna(subset=["auroc"]).itertuples())
+    return s + "."
+
+def data_line(val:pd.DataFrame,  # signal_validity.csv
+              coverage:pd.DataFrame|None,  # coverage.csv (None: not shown)
+              keys:list,  # (dataset, level) pairs, in order
+             )->str:
+    "Labelled items per dataset and level (wrong ones in brackets), and the signals that scored only a sample."
+    a = val[val.metric == "auroc"]
+    parts = []
+    for ds, lev in keys:
+        g = a[(a.dataset == ds) & (a.level == lev)]
+        if len(g): r = g.loc[g.n.idxmax()]; parts.append(f"{_where(ds, lev)} {r.n:g} ({r.n_pos:g} wrong)")
+    s = "Labelled: " + "; ".join(parts)
+    if coverage is not None and "skipped" in coverage:
+        lim = coverage[coverage.skipped.fillna("").astype(str).str.startswith("limited")].groupby("signal").n_scored.max()
+        if len(lim): s += ". Scored on a sample only (coverage.csv): " + ", ".join(f"`{k}` at most {v:g} chains per dataset" for k, v in lim.items())
+    return s + "."
+
+def findings(report_dir:str|Path,  # a metric_validity report folder (its tables/)
+            )->tuple[list[str], Any]:
+    "Five lines and a forest plot, every number read from the report's tables: `(lines, figure)`; `([], None)` without signal_validity.csv."
+    t = Path(report_dir)/"tables"
+    val, bc = _read(t, "signal_validity"), _read(t, "baseline_comparison")
+    if val is None: return [], None
+    frame = forest_frame(t)
+    keys = [k for k, _ in _facets(frame)]
+    lines = (gain_lines(frame, bc) + [baseline_line(val, bc, keys)] if bc is not None else []) + [
+        combined_line(frame, _read(t, "combined_permuted_control")), data_line(val, _read(t, "coverage"), keys)]
+    return [l for l in lines if l], (forest_figure(frame) if len(frame) else None)

@@ -5,6 +5,7 @@
 # %% ../../../nbs/43_alignment_report.ipynb #f334962c
 from __future__ import annotations
 import json
+from pathlib import Path
 from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
@@ -21,7 +22,8 @@ __all__ = ['PAPER_DIVERGENCES', 'CONTENT', 'PERTURBATION_VARIANTS', 'RAW_CAP', '
            'truncate_items', 'exemplar_references', 'rescore', 'summarise_by_depth', 'variant_table', 'score_sets',
            'error_regression', 'nli_comparison', 'matched_vs_shuffled', 'perturbation_scores', 'perturbation_table',
            'blind_spots', 'item_table', 'cross_view', 'question_text', 'item_records', 'perturbation_records',
-           'live_items', 'live_exemplars', 'exemplar_scores', 'depth_table', 'live_records', 'run_notes', 'table_notes']
+           'live_items', 'live_exemplars', 'exemplar_scores', 'depth_table', 'live_records', 'run_notes', 'table_notes',
+           'alignment_logged_findings']
 
 # %% ../../../nbs/43_alignment_report.ipynb #92a00b3e
 def accuracy_table(summary:dict,  # `scienceqa.gpt3_summary()`: correct, count, acc of the results file
@@ -635,3 +637,26 @@ def table_notes(align:pd.DataFrame,  # the `alignment` table
                      f"under our NLI model (so NLI-only variants cannot see word salad), while a negated statement keeps embedding cosine "
                      f"{bs.get(('negate_statement', 'embedding cosine'), np.nan):.2f} (so embedding-only variants barely see negation).")
     return notes
+
+# %% ../../../nbs/43_alignment_report.ipynb #85ab6019
+def alignment_logged_findings(report_dir:str|Path,  # an alignment_logged report folder (tables/matched_vs_shuffled.csv, ...)
+                             )->tuple[list[str], None]:
+    "GPT-3's accuracy, the variants that separate matched from shuffled references at every depth and those that do not."
+    t, lines = Path(report_dir)/"tables", []
+    hops = lambda d: f"{int(d)} hop{'' if int(d) == 1 else 's'}"
+    if (t/"scienceqa_gpt3_accuracy.csv").is_file():
+        r = pd.read_csv(t/"scienceqa_gpt3_accuracy.csv").iloc[0]
+        lines.append(f"GPT-3 on ScienceQA, {r.subset}: {r.correct} of {r.n} correct, {r.accuracy:.2f} % [{r.ci_low:.2f}, {r.ci_high:.2f}].")
+    if (t/"matched_vs_shuffled.csv").is_file():
+        m = pd.read_csv(t/"matched_vs_shuffled.csv")
+        ok = m.groupby("variant", sort=False).ci_low.apply(lambda c: bool((c > 0).all()))
+        depths = "-".join(map(str, sorted({int(d) for d in m.depth})[::max(len(set(m.depth)) - 1, 1)]))
+        worst = lambda v: m[m.variant == v].sort_values("diff").iloc[0]
+        lines.append(f"Tells a chain's own reference from another problem's at every depth ({depths} hops; matched − shuffled, "
+                     f"CI above 0): " + (", ".join(f"`{v}`" for v in ok.index[ok]) or "no variant") + ". Does not: " +
+                     ("; ".join(f"`{v}` (at {hops(w.depth)} {w['diff']:+.2f} [{w.ci_low:+.2f}, {w.ci_high:+.2f}])"
+                                for v in ok.index[~ok] for w in [worst(v)]) or "none") + ".")
+        b = m.loc[m["diff"].idxmax()]
+        lines.append(f"Largest separation: `{b.variant}` at {hops(b.depth)}, {b.matched:.1f} with the chain's own reference "
+                     f"against {b.shuffled:.1f} with another's ({b['diff']:+.1f} [{b.ci_low:+.1f}, {b.ci_high:+.1f}], n = {b.n}).")
+    return lines, None

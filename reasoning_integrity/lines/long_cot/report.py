@@ -4,6 +4,7 @@
 
 # %% ../../../nbs/55_long_cot_report.ipynb #b8f40f7c
 from __future__ import annotations
+from pathlib import Path
 from typing import Sequence
 import numpy as np, pandas as pd
 from ...core.text import cut
@@ -18,7 +19,8 @@ __all__ = ['DELTA_PAPER', 'secs', 'problem_map', 'problem_table', 'drop_empty', 
            'delta_headline', 'delta_paper_rows', 'delta_critic_rules', 'delta_gold_note', 'delta_rule_note',
            'delta_sample_note', 'delta_f1_figure', 'delta_score_figure', 'delta_items', 'pb_first', 'pb_take',
            'pb_counts', 'pb_by_generator', 'pb_prediction_kinds', 'pb_answer_note', 'pb_noise_note', 'pb_prm_tables',
-           'pb_same_items', 'pb_f1_figure', 'pb_score_figure', 'pb_items']
+           'pb_same_items', 'pb_f1_figure', 'pb_score_figure', 'pb_items', 'processbench_findings',
+           'deltabench_findings']
 
 # %% ../../../nbs/55_long_cot_report.ipynb #d6f6cf42
 def secs(xs:Sequence[int], # section numbers
@@ -463,3 +465,37 @@ def pb_items(samples:Sequence[PBSample], # the evaluated solutions, in file orde
         item["step_signals"] = drop_empty(item["step_signals"])
         records.append(item)
     return records
+
+# %% ../../../nbs/55_long_cot_report.ipynb #270fbf47
+def processbench_findings(report_dir:str|Path,  # a processbench report folder (tables/prm.csv, critic.csv)
+                         )->tuple[list[str], None]:
+    "The best step scorer run on every solution (average F1) beside random and the constant predictors, and the critic's readable answers."
+    t, lines = Path(report_dir)/"tables", []
+    if (t/"prm.csv").is_file():
+        p = pd.read_csv(t/"prm.csv")
+        avg, subs = p[p.subset == "average"], p[p.subset != "average"]
+        ran = avg[(avg.threshold_rule != "constant") & (avg.n == avg.n.max())].dropna(subset=["f1"])
+        if len(ran):
+            b = ran.loc[ran.f1.idxmax()]
+            per = subs[(subs.scorer == b.scorer) & (subs.threshold_rule == b.threshold_rule)]
+            lines.append(f"Best step scorer on all {b.n} solutions: `{b.scorer}` ({b.threshold_rule}), average F1 {b.f1:.3f} ("
+                         + ", ".join(f"{r.subset} {r.f1:.3f}" for r in per.itertuples()) + ").")
+            others = ran[ran.scorer != b.scorer].groupby("scorer", sort=False).f1.max()
+            const = avg[avg.threshold_rule == "constant"].set_index("scorer").f1
+            lines.append("The others at their best threshold rule: " + ", ".join(f"`{k}` {v:.3f}" for k, v in others.items())
+                         + "; constant predictors: " + ", ".join(f"`{k}` {v:.3f}" for k, v in const.items()) + ".")
+    if (t/"critic.csv").is_file():
+        c = pd.read_csv(t/"critic.csv")
+        llm = c[~c.model.isin(["always_no_error", "always_step_0", "label_prior"]) & (c.subset != "average")]
+        for m, g in llm.groupby("model", sort=False):   # the subsets' rows (the `average` row repeats their sums)
+            lines.append(f"LLM critic `{m}` on {g.n.sum()} solutions: {g.parse_failures.sum()} answers without a readable step index; "
+                         f"F1 defined on {g.f1.notna().sum()} of {len(g)} subsets.")
+    return lines, None
+
+def deltabench_findings(report_dir:str|Path,  # a deltabench report folder (tables/paper_comparison.csv)
+                       )->tuple[list[str], None]:
+    "Each headline number of the paper beside this run's, with whether they can be compared."
+    f = Path(report_dir)/"tables"/"paper_comparison.csv"
+    if not f.is_file(): return [], None
+    return [f"{r.metric}: {r.ours:.1f} here against {r.paper:.1f} in the paper ({r.comparable})."
+            for r in pd.read_csv(f).itertuples()], None

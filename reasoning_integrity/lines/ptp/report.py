@@ -5,6 +5,7 @@
 # %% ../../../nbs/36_ptp_report.ipynb #8122da70
 from __future__ import annotations
 import dataclasses, difflib, math, re
+from pathlib import Path
 import numpy as np, pandas as pd
 from .traces import (ParsedTrace, Step, parse_trace, read_program, check_steps, wellformedness,
                                                   is_correct, trace_entropy, read_args, ValueReadError)
@@ -19,7 +20,8 @@ __all__ = ['RAW_CAP', 'PAPER_T4', 'PAPER_T5', 'PAPER_N', 'PAPER_T6', 'T4_COLS', 
            'wellformedness_tables', 'demo_arity', 'arity_note', 'wellformedness_notes', 'match_log', 'error_locality',
            'locality_by_task', 'locality_note', 'entropy_row', 'entropy_measures', 'entropy_base', 'entropy_choice',
            'trace_entropy_table', 'entropy_note', 'nonlocal_tables', 'nonlocal_note', 'multiple_testing_tables',
-           'multiple_testing_note', 'first_wrong_step', 'logged_test_items', 'tune_items']
+           'multiple_testing_note', 'first_wrong_step', 'logged_test_items', 'tune_items', 'bbh_codex_findings',
+           'ptp_logged_findings']
 
 # %% ../../../nbs/36_ptp_report.ipynb #b9f2bee4
 RAW_CAP = 4000   # characters of a raw model text kept per record
@@ -600,3 +602,42 @@ def tune_items(parsed:dict, # `score_tune_traces`' (task, index) -> (example, pa
                                step_signals=sig, trace=cap(e.output, t_cap) if t_cap else None,
                                parse_problems=problem_lines(pt), fields=fields))
     return items, how_found
+
+# %% ../../../nbs/36_ptp_report.ipynb #b852efab
+def _csv(report_dir, name:str)->pd.DataFrame|None:
+    f = Path(report_dir)/"tables"/f"{name}.csv"
+    return pd.read_csv(f) if f.is_file() else None
+
+def bbh_codex_findings(report_dir:str|Path,  # a bbh_codex report folder (tables/accuracy.csv)
+                      )->tuple[list[str], None]:
+    "Accuracies equal to the published ones (to 0.1 points), and chain of thought against direct answers per task."
+    a = _csv(report_dir, "accuracy")
+    if a is None or not len(a): return [], None
+    d = (a.accuracy - a.published_accuracy).abs()
+    lines = [f"Published accuracy reproduced: {int((d <= 0.1).sum())} of {len(a)} task × mode accuracies equal the "
+             f"published ones to 0.1 points (largest difference {d.max():.2f} points)."]
+    p = a.pivot_table(index="task", columns="mode", values="accuracy")
+    if {"cot", "direct"} <= set(p.columns):
+        g = (p.cot - p.direct).dropna()
+        lines += [f"Chain of thought against a direct answer: mean accuracy {p.cot.mean():.1f} % against {p.direct.mean():.1f} % "
+                  f"over {len(g)} tasks; higher on {int((g > 0).sum())}, lower on {int((g < 0).sum())}.",
+                  f"Largest differences: `{g.idxmax()}` {g.max():+.1f} points with chain of thought, `{g.idxmin()}` {g.min():+.1f}."]
+    return lines, None
+
+def ptp_logged_findings(report_dir:str|Path,  # a ptp_logged report folder (tables/wellformedness_vs_paper.csv, tune_accuracy.csv)
+                       )->tuple[list[str], None]:
+    "Table 4 beside the paper (largest gap named) and the tune accuracy beside the logger's own verdict."
+    w, t, lines = _csv(report_dir, "wellformedness_vs_paper"), _csv(report_dir, "tune_accuracy"), []
+    if w is not None and len(w):
+        big = w.loc[w["diff"].abs().idxmax()]
+        lines.append("Table 4, ours against the paper (% of calls): " + "; ".join(
+            f"`{r.measure}` {r.ours:.1f} against {r.paper:.1f}" for r in w.itertuples()) +
+            f". Largest gap: `{big.measure}` {big['diff']:+.1f} points.")
+    if t is not None and len(t):
+        t = t[t.task.astype(str).str.upper() != "ALL"]
+        n, c, lg = int(t.n.sum()), int(t.correct.sum()), int(t.logged_correct.sum())
+        lines.append(f"Tune accuracy: {c} of {n} traces correct ({100 * c / n:.1f} %) over {len(t)} tasks; the logger counted "
+                     f"{lg}; tasks where the two differ: {int((t.correct != t.logged_correct).sum())}.")
+        low = t.loc[t.accuracy.idxmin()]
+        lines.append(f"Lowest tune accuracy: `{low.task}` {low.correct} of {low.n} ({low.parse_failures} traces without a final answer).")
+    return lines, None
