@@ -30,6 +30,7 @@ document.body.appendChild(main); main.style.display = 'block';
 out.text = main.innerText;   // the prose a reader sees, code left out (regexes may hold \[ or $$)
 main.remove();
 out.mathjax = (typeof MathJax !== 'undefined');
+out.overflow = document.documentElement.scrollWidth - document.documentElement.clientWidth;   // > 0: the page scrolls sideways
 return out;
 """
 
@@ -247,6 +248,8 @@ def check_site(site:Path, shots:bool=True)->list[str]:
                 continue
             if not _wait_mathjax(d): fails.append(f"{rel}: MathJax did not finish")
             info = d.execute_script(_CHECK_JS)
+            if rel.startswith("reports/") and rel.endswith("/index.html") and info["overflow"] > 1:   # a report page at a laptop's width
+                fails.append(f"{rel}: the page is {info['overflow']} px wider than the window at {WIDTH} px (a wide table or figure outside a scroll box)")
             for src, complete, w in info["images"]:
                 if not complete or not w: fails.append(f"{rel}: image not loaded: {src}")
             for href in info["links"]:
@@ -312,7 +315,7 @@ def check_comparison(shot_dir:Path|None=None)->list[str]:
         srv.kill(); return [f"ri view plain-vs-careful --serve did not start: {line!r} {srv.stderr.read()[-500:]!r}"]
     d = _driver()
     try:
-        d.set_window_size(1400, 1000)
+        d.set_window_size(WIDTH, 1000)
         d.get(f"http://127.0.0.1:{port}/")
         fails += _check_explorer(d, "ri view plain-vs-careful")
         d.get(f"http://127.0.0.1:{port}/#item-0")

@@ -227,7 +227,8 @@ def _html_table(head:list[str], rows:list[list[str]])->str:
     "A table in the look of the site's Markdown tables; `head` and the cells are HTML already escaped."
     th = "".join(f'<th class="head">{h}</th>' for h in head)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
-    return f'<table class="table"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
+    return (f'<div class="ri-table-scroll" style="overflow-x:auto;max-width:100%"><table class="table"><thead><tr>{th}</tr></thead>'
+            f'<tbody>{body}</tbody></table></div>')   # a wide table scrolls in its own box, not the page
 
 
 def _table_html(csv:Path, max_rows:int)->tuple[str, int]:
@@ -438,7 +439,7 @@ def report_pages(max_rows:int, reports:Path|None=None, src:Path|None=None, prefi
 
 
 # ---------------------------------------------------------------------------------------------------------- main
-CSS = """.ri-table{font-size:.8em}.ri-table td,.ri-table th{padding:.15em .4em}.ri-warn{color:#a40000}
+CSS = """.ri-table{font-size:.8em;display:block;overflow-x:auto;max-width:100%}.ri-table td,.ri-table th{padding:.15em .4em}.ri-warn{color:#a40000}
 .ri-findings li{margin-bottom:.35em}.ri-headline{margin-bottom:.3em}
 details.ri-notes>summary{cursor:pointer;font-weight:600;margin-bottom:.5em}
 /* the home page's line-of-work table: each line's description on a row of its own, its paper, package and experiments
