@@ -49,18 +49,19 @@ def _mkl_cnr()->str|None:
 def _cpu()->str:
     "Vendor and model of this CPU (from /proc/cpuinfo), else `platform.processor()`."
     try:
-        info = dict(l.split(":", 1) for l in Path("/proc/cpuinfo").read_text().splitlines()[:30] if ":" in l)
-        return f"{info.get('vendor_id', '?').strip()} {info.get('model name', '?').strip()}"
+        info = {k.strip(): v.strip() for k, v in (l.split(":", 1) for l in Path("/proc/cpuinfo").read_text().splitlines()[:30] if ":" in l)}
+        return f"{info.get('vendor_id', '?')} {info.get('model name', '?')}"
     except OSError: return platform.processor() or platform.machine()
 
 # %% ../../nbs/24a_numeric.ipynb #2a890ffd
 def numeric_path()->dict:
-    "The numeric path torch computes on in this process: capability, MKL branch, threads, variables, CPU, versions."
+    "The numeric path torch computes on in this process: capability, MKL branch, threads, variables, CPU, torch, and why it is not the project's."
     import torch
     cap = torch.backends.cpu.get_cpu_capability()   # fixes it now if nothing computed yet (the variables are read here)
-    env = {k: os.environ.get(k) for k in NUMERIC_ENV}
-    return dict(cpu_capability=cap, mkl_cnr=_mkl_cnr(), threads=torch.get_num_threads(), env=env, cpu=_cpu(),
-                torch=torch.__version__, project=numeric_problems(cap, env) == [])
+    env, mkl = {k: os.environ.get(k) for k in NUMERIC_ENV}, _mkl_cnr()
+    probs = numeric_problems(cap, env, mkl)
+    return dict(cpu_capability=cap, mkl_cnr=mkl, threads=torch.get_num_threads(), env=env, cpu=_cpu(),
+                torch=torch.__version__, project=not probs, problems=probs)
 
 def numeric_problems(cap:str, # ATen's CPU capability in effect
                      env:dict, # the `NUMERIC_ENV` variables as set (name -> value or None)
@@ -85,9 +86,7 @@ def check_numeric_path(warn:bool=True, # warn (once per reason) when the process
     "`use_numeric_path`, then `numeric_path()` with a `NumericPathWarning` for each reason it is not the project's."
     use_numeric_path()
     p = numeric_path()
-    probs = numeric_problems(p["cpu_capability"], p["env"], p["mkl_cnr"])
-    p["project"], p["problems"] = not probs, probs
-    for why in probs:
+    for why in p["problems"]:
         if warn and why not in _WARNED:
             _WARNED.add(why)
             warnings.warn(f"not the project's numeric path: {why}. Numbers computed here may differ from the committed "
