@@ -337,7 +337,7 @@ def _model_card(base, counts:pd.DataFrame, mnli_test_frac:float, seed:int, heldo
                                                   python=platform.python_version()))
 
 # %% ../../nbs/27_nli_train.ipynb #43f78413
-NLI_SHA256 = "TBD"   # sha256 of model.safetensors that `build_nli()` with its defaults writes, on the project's numeric path
+NLI_SHA256 = "fcf396ecd0e4c6a162391a5b0756613bb7b06a0d807c0e6a0629b1cbc56acb2a"   # sha256 of model.safetensors that `build_nli()` with its defaults writes, on the project's numeric path
 
 def _stale_note(out:Path, args:dict)->str:
     "A note when the model in `out` is not the default build although `args` (of `build_nli`) ask for it."
