@@ -116,11 +116,11 @@ def compare_models(entries:pd.DataFrame, # `model_entries(...)`
     return pd.DataFrame(rows, columns=["model", "built_sha256", "built", "committed_sha256", "status", "reports", "why"])
 
 def verify_models(reports_dir:str|Path, # a reports folder (read recursively)
-                  names:list[str]|None=None, # only these reports (their folder names); None: all
+                  names:list[str]|None=None, # only these reports (folders directly in `reports_dir`); None: all, sub-folders too
                  )->pd.DataFrame:
     "`compare_models` of the models the manifests under `reports_dir` name with those built on this machine."
     e = model_entries(reports_dir)
-    if names is not None: e = e[e.report.map(lambda r: Path(r).name in set(names))]
+    if names is not None: e = e[e.report.isin(list(names))]
     return compare_models(e, built_models(e.model.tolist()))
 
 # %% ../../nbs/95_verify.ipynb #1c79e72b
