@@ -24,6 +24,8 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from reasoning_integrity.models.numeric import use_numeric_path
+use_numeric_path()   # the build's numeric path (models.numeric), before torch computes the ceiling below
 
 import numpy as np
 import torch

