@@ -113,12 +113,14 @@ class Host:
               quiet: bool = False, # say nothing while waiting
              ) -> "Host":
         "Read the machine before a benchmark; while other work is over the limit, re-read every `sample_s` for up to `wait` s."
-        n, deadline = cpus(), time.monotonic() + wait
+        n, deadline, said = cpus(), time.monotonic() + wait, False
         while True:
             others = cls.sample(sample_s)
             if not is_busy(others, n, fraction) or time.monotonic() >= deadline: break
-            if not quiet:
-                print(f"host: other work keeps {others:.2f} of {n} CPUs busy (limit {fraction * n:.2f}); waiting", file=sys.stderr, flush=True)
+            if not (quiet or said):
+                print(f"host: other work keeps {others:.2f} of {n} CPUs busy (limit {fraction * n:.2f}); waiting up to "
+                      f"{wait:.0f} s for it to calm down", file=sys.stderr, flush=True)
+                said = True
         h = cls(n_cpus=n, load_start=loadavg(), others_before=others, fraction=fraction)
         h.t0, h.own0, h.live0 = time.perf_counter(), _own_cpu(), cls._live()
         try: h.machine0 = _ticks()

@@ -92,7 +92,7 @@ def main():
     env["RI_CACHE_DIR"] = str(cache)                                   # empty: models, responses, the llama.cpp wheel
     if a.pip_cache == "empty": env["PIP_CACHE_DIR"] = str(work / "pip-cache")
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if ".venv" not in p)
-    print(f"fresh clone in {work}; log {log}; pip cache {'empty' if a.pip_cache == 'empty' else 'this machine'}s; "
+    print(f"fresh clone in {work}; log {log}; pip cache: {a.pip_cache}; "
           f"install {a.install}, order {a.order}", flush=True)
     t = {}
     run(["git", "clone", "-q", str(ROOT), str(clone)], work, env, log, "clone", t)
