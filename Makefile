@@ -75,7 +75,7 @@ $(STAMP): settings.ini setup.py | $(PY)
 install: $(STAMP)
 
 # README's test command, which CI runs first: the library notebooks (nbdev_test), then pytest without the tests marked
-# `integration`. Each part logs its time as `[test] <part>: exit N in S s` (benchmarks/make_test.py reads them).
+# `integration` or `slow`. Each part logs its time as `[test] <part>: exit N in S s` (benchmarks/make_test.py reads them).
 test: install test-nbs test-py
 
 test-nbs: install
@@ -84,14 +84,14 @@ test-nbs: install
 # The docs packages too (tests/test_docs.py renders a hostile report page with Sphinx + MyST-NB), and the offline NLI
 # model (the experiments' tests run with it): built once into the user cache, a no-op when it is there.
 test-py: install $(DOCS_STAMP) nli
-	@t=$$SECONDS; $(VENV)/bin/pytest -q -m "not integration" --durations=15; rc=$$?; \
+	@t=$$SECONDS; $(VENV)/bin/pytest -q -m "not integration and not slow" --durations=15; rc=$$?; \
 	  echo "[test] pytest: exit $$rc in $$((SECONDS - t)) s"; exit $$rc
 
-# The slow integration tests (marker `integration`, pyproject.toml): live servers (llama.cpp's OpenAI-compatible
-# server, the README's server recipe), real inspect_ai and lm-evaluation-harness runs, whole experiments end to end,
-# local Ray clusters. CI runs them after `make test` (.ci/run); README says what each target runs and how long.
+# The slow tests (markers `integration` and `slow`, pyproject.toml): live servers (llama.cpp's OpenAI-compatible
+# server, the README's server recipe), real inspect_ai and lm-evaluation-harness runs, local Ray clusters, and the
+# library tests that take minutes. CI runs them after `make test` (.ci/run); README says what each target runs and how long.
 test-integration: install $(DOCS_STAMP) nli
-	@t=$$SECONDS; $(VENV)/bin/pytest -q -m integration --durations=15; rc=$$?; \
+	@t=$$SECONDS; $(VENV)/bin/pytest -q -m "integration or slow" --durations=15; rc=$$?; \
 	  echo "[test] pytest-integration: exit $$rc in $$((SECONDS - t)) s"; exit $$rc
 
 nli: install

@@ -58,9 +58,9 @@ def test_no_nli_experiments_match_their_manifests():
 def test_test_targets():
     "`make test` runs pytest without the integration tests, `make test-integration` runs only them, CI runs both."
     dry = lambda t: subprocess.run(["make", "-n", "--no-print-directory", t], cwd=ROOT, capture_output=True, text=True).stdout
-    assert re.search(r"pytest .*-m ['\"]not integration['\"]", dry("test-py"))
-    assert re.search(r"pytest .*-m integration", dry("test-integration"))
+    assert re.search(r"pytest .*-m ['\"]not integration and not slow['\"]", dry("test-py"))
+    assert re.search(r"pytest .*-m ['\"]integration or slow['\"]", dry("test-integration"))
     ci = [l.strip() for l in (ROOT / ".ci/run").read_text().splitlines() if l.strip().startswith("make ")]
     assert ci.index("make test") < ci.index("make test-integration")
     cfg = (ROOT / "pyproject.toml").read_text()
-    assert re.search(r"markers = \[[^\]]*\"integration:", cfg) and "--strict-markers" in cfg
+    assert re.search(r"markers = \[[^\]]*\"integration:[^\]]*\"slow:", cfg) and "--strict-markers" in cfg
