@@ -76,9 +76,12 @@ def _live_descendants_cpu(root: int | None = None) -> dict[int, float]:
     return out
 
 
-def others_busy(machine_cpu_s: float, own_cpu_s: float, wall_s: float) -> float:
-    "Cores other work kept busy on average: the machine's CPU seconds minus the benchmark's own, over the wall time."
-    return max(machine_cpu_s - own_cpu_s, 0.0) / wall_s if wall_s > 0 else float("nan")
+def others_busy(machine_cpu_s: float, own_cpu_s: float, wall_s: float, n_cpus: int | None = None) -> float:
+    """Cores other work kept busy on average: the machine's CPU seconds minus the benchmark's own, over the wall time
+    (at most `n_cpus`: /proc/stat counts in ticks of 10 ms, which over a short interval can read more)."""
+    if wall_s <= 0: return float("nan")
+    v = max(machine_cpu_s - own_cpu_s, 0.0) / wall_s
+    return min(v, n_cpus) if n_cpus else v
 
 
 def is_busy(others: float, n_cpus: int, fraction: float = BUSY_FRACTION) -> bool:
@@ -133,7 +136,7 @@ class Host:
         try:
             m0, o0, t0 = _ticks(), _own_cpu(), time.perf_counter()
             time.sleep(seconds)
-            return others_busy(_ticks() - m0, _own_cpu() - o0, time.perf_counter() - t0)
+            return others_busy(_ticks() - m0, _own_cpu() - o0, time.perf_counter() - t0, cpus())
         except OSError:
             return loadavg()[0]
 
@@ -149,7 +152,7 @@ class Host:
         live = self._live()
         own = _own_cpu() - self.own0 + sum(c - self.live0.get(p, 0.0) for p, c in live.items())
         if self.machine0 == self.machine0:
-            try: self.others_during = others_busy(_ticks() - self.machine0, own, self.wall_s)
+            try: self.others_during = others_busy(_ticks() - self.machine0, own, self.wall_s, self.n_cpus)
             except OSError: pass
         if self.others_during != self.others_during and self.others_before == self.others_before:
             self.others_during = max(self.load_end[0] - own / self.wall_s, 0.0)   # no /proc/stat: the load average
