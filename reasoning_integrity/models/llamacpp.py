@@ -4,7 +4,7 @@
 
 # %% ../../nbs/22_llamacpp.ipynb #6558e502
 from __future__ import annotations
-import copy, dataclasses, difflib, hashlib, importlib.util, json, os, platform, random, re, time, warnings
+import copy, dataclasses, difflib, functools, hashlib, importlib.util, json, os, platform, random, re, time, warnings
 import numpy as np
 from pathlib import Path
 
@@ -18,7 +18,7 @@ __all__ = ['KNOWN_MODELS', 'MODEL_ALIASES', 'DROPS_SYSTEM', 'GEMMA_KEEP_SYSTEM',
            'resolve_model', 'model_path', 'chat_template_file', 'server_args', 'bounded_schema', 'step_top_logprobs',
            'completion_with_top_logprobs', 'token_char_offsets', 'prompt_token_logprobs', 'GreedyGrammarSampler',
            'SampledGrammarSampler', 'greedy_grammar_shortcut', 'llama_features', 'amx_build', 'llama_build_problem',
-           'check_llama_build', 'LlamaCppBackend', 'SystemMessageDropped', 'llamacpp_backend']
+           'installed_kernels', 'check_llama_build', 'LlamaCppBackend', 'SystemMessageDropped', 'llamacpp_backend']
 
 # %% ../../nbs/22_llamacpp.ipynb #3c33c406
 def file_sha256(path:str|Path, # a (large) file
@@ -469,6 +469,11 @@ _REBUILD = (f". Rebuild it: `make install` (it compiles the portable build into 
             f"--force-reinstall --no-deps --no-cache-dir llama-cpp-python (without --no-cache-dir pip may reinstall the "
             f"wheel it cached from the earlier build). RI_LLAMA_ANY_BUILD=1 loads it anyway.")
 
+@functools.lru_cache(maxsize=None)
+def installed_kernels()->str:
+    "The installed llama.cpp's compile-time CPU features, one string (`AVX,AVX2,BMI2,...`): part of `LlamaCppBackend.identity`, so a response cached by another build is never served."
+    return ",".join(sorted(k for k, v in llama_features().items() if v == "1"))
+
 def check_llama_build(info:str|None=None, # as in `llama_features`
                      )->None:
     "Raise `RuntimeError` (what is wrong and how to rebuild) unless the installed llama.cpp is the portable build or `RI_LLAMA_ANY_BUILD` is set."
@@ -515,9 +520,9 @@ class LlamaCppBackend(LocalBackend):
 
     @property
     def identity(self)->dict:
-        "Kind, model name, the GGUF file's sha256, the chat format, and `flash_attn` when on and `prompt_chunk` when not 64 (they change outputs)."
+        "Kind, model name, the GGUF file's sha256, the chat format, the llama.cpp build's CPU kernels, and `flash_attn` when on and `prompt_chunk` when not 64 (they change outputs)."
         return {"kind": self.kind, "model": self.name, "model_sha256": self.sha256, "chat_format": self.chat_format,
-                **({"flash_attn": True} if self.flash_attn else {}),
+                "kernels": installed_kernels(), **({"flash_attn": True} if self.flash_attn else {}),
                 **({"prompt_chunk": self.prompt_chunk} if self.prompt_chunk != 64 else {})}
 
 # %% ../../nbs/22_llamacpp.ipynb #64c26088
