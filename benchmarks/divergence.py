@@ -21,6 +21,7 @@ line (the speed-up) says `ok` only when both targets are met. Results are in ben
 import argparse, math, time
 import numpy as np
 from reasoning_integrity.lines.trajectory.divergence import align_dtw, cosine_delta, dtw_batch
+from _host import Host
 
 
 def python_divergence(E1, E2):
@@ -86,6 +87,7 @@ def main():
     ap.add_argument("--baseline-n", type=int, default=100, help="pairs timed with the pure-Python baseline")
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs for the fast paths")
     a = ap.parse_args()
+    host = Host.start()
 
     rng = np.random.default_rng(0)
     def emb(*shape):
@@ -121,9 +123,10 @@ def main():
     print(f"baseline loop + numpy.dot (on {k2:>4})   : {est_np:8.3f} s for {a.n}  ({per_np * 1e6:7.1f} µs each)")
     print(f"speedup vs pure Python: vectorised {speedup:.1f}x, per call {est_py / t_call:.1f}x; "
           f"vs loop + numpy.dot: vectorised {est_np / t_vec:.1f}x, per call {est_np / t_call:.1f}x")
-    print(f"BENCH divergence wall_s_10k={t_vec:.3f} target=2 {'ok' if t_vec <= 2 else 'short'}")
+    print(host.stop().describe())
+    print(host.bench("divergence", "wall_s_10k", t_vec, 2, t_vec <= 2, ".3f"))
     ok = speedup >= 20 and t_vec <= 2  # the last line is ok only when both targets hold
-    print(f"BENCH divergence speedup={speedup:.1f} target=20 {'ok' if ok else 'short'}")
+    print(host.bench("divergence", "speedup", speedup, 20, ok, ".1f"))
 
 
 if __name__ == "__main__":

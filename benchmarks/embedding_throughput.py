@@ -15,6 +15,7 @@ import torch
 
 from reasoning_integrity.core.data import data_path
 from reasoning_integrity.models.embed import Embedder
+from _host import Host
 
 
 def main():
@@ -24,6 +25,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--model", default=None, help="sentence-transformers name or path (default: packaged MiniLM)")
     args = ap.parse_args()
+    host = Host.start()
     torch.set_num_threads(args.threads)
     sents = list(dict.fromkeys(s.strip() for s in data_path("nli/snli_esnli/s1.test").read_text().splitlines()))
     sents = sents[:args.n]
@@ -40,7 +42,8 @@ def main():
     print(f"{1:<12}{t1:>9.2f}{len(sents) / t1:>13.0f}")
     print(f"{args.batch_size:<12}{tb:>9.2f}{len(sents) / tb:>13.0f}")
     speedup = t1 / tb
-    print(f"BENCH embedding_throughput speedup={speedup:.1f} target=3 {'ok' if speedup >= 3 else 'short'}")
+    print(host.stop().describe())
+    print(host.bench("embedding_throughput", "speedup", speedup, 3, speedup >= 3, ".1f"))
     return 0
 
 

@@ -24,12 +24,13 @@ def main():
     ap.add_argument("--problems", type=int, default=3)
     ap.add_argument("--max-tokens", type=int, default=160)
     a = ap.parse_args()
+    from _host import Host
+    host = Host.start()
     from llama_cpp import LlamaGrammar
     from reasoning_integrity.models.llm import get_llm
     from reasoning_integrity.lines.trajectory.tasks import rep_problems
     from reasoning_integrity.lines.trajectory.protocol import run_rep, RepConfig
     from reasoning_integrity.lines.trajectory.types import SCHEMAS
-    load0 = os.getloadavg()[0]
     from reasoning_integrity.models.llamacpp import LlamaCppBackend
     llm = get_llm("llamacpp:gemma3-270m", cache=None)
     be = llm.backend
@@ -89,8 +90,8 @@ def main():
         w, e, g = sum(c["s"] for c in cs), sum(c["evaluated"] for c in cs), sum(c["generated"] for c in cs)
         print(f"  {kind}: {len(cs)} calls, wall {w:.1f} s against a limit of {e / pp_rate + g / tg_rate:.1f} s "
               f"({e} tokens evaluated, {g} generated)")
-    print(f"load average {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end, {os.cpu_count()} CPUs")
-    print(f"BENCH live_generation ratio={ratio:.2f} target=1.5 {'ok' if ratio <= 1.5 else 'short'}")
+    print(host.stop().describe())
+    print(host.bench("live_generation", "ratio", ratio, 1.5, ratio <= 1.5, ".2f"))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from reasoning_integrity.models.llm import Request, get_llm
 from reasoning_integrity.models.openai_backend import stub_server, stub_stats
+from _host import Host
 
 
 def main():
@@ -22,6 +23,7 @@ def main():
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--latency", type=float, default=0.1)
     a = ap.parse_args()
+    host = Host.start()
     reqs = [Request(messages=[{"role": "user", "content": f"request {i}"}], max_tokens=16) for i in range(a.n)]
     ideal = a.n * a.latency / a.concurrency
     with tempfile.TemporaryDirectory() as tmp, stub_server(latency=a.latency) as url:
@@ -48,12 +50,12 @@ def main():
     print(f"live : {wall:7.3f} s  (ideal {ideal:.3f} s; wall/ideal = {ratio:.2f}, target <= 1.3; "
           f"{a.n / wall:.0f} req/s; server saw {served})")
     print(f"CPU per request: client {cpu / a.n * 1000:.2f} ms ({llm.backend.http} transport), stub server "
-          f"{server_cpu / a.n * 1000:.2f} ms; together {(cpu + server_cpu) / ideal:.2f} CPU-s per ideal second; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work competes for the cores)")
+          f"{server_cpu / a.n * 1000:.2f} ms; together {(cpu + server_cpu) / ideal:.2f} CPU-s per ideal second")
     print(f"cache: {wall_cache:7.3f} s  ({a.n / wall_cache:.0f} req/s; target <= 1 s; server saw {served_again})")
     ok1, ok2 = ratio <= 1.3, wall_cache <= 1.0
-    print(f"BENCH llm_orchestration_cache wall_s={wall_cache:.3f} target=1.0 {'ok' if ok2 else 'short'}")
-    print(f"BENCH llm_orchestration wall_over_ideal={ratio:.2f} target=1.3 {'ok' if ok1 else 'short'}")
+    print(host.stop().describe())
+    print(host.bench("llm_orchestration_cache", "wall_s", wall_cache, 1.0, ok2, ".3f"))
+    print(host.bench("llm_orchestration", "wall_over_ideal", ratio, 1.3, ok1, ".2f"))
 
 
 if __name__ == "__main__":

@@ -13,13 +13,16 @@ what the run computed, read from its caches afterwards: NLI pairs scored, texts 
 
     .venv/bin/python benchmarks/metric_validity_full.py [--sizes 3400] [--keep-cache DIR] [--warm DIR]
 
-A machine running anything else distorts the figures: the load average at the start and end of each run is printed.
+A machine running anything else distorts the figures: the load average at the start and end of each run is printed,
+and the BENCH lines, printed at the end, say `busy: not measured` when other work kept the machine busy (`_host.py`).
 """
 import argparse, json, os, shutil, sqlite3, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COLD, WARM = 3600, 180
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _host import Host
 
 
 def _rows(db: Path, table: str) -> int:
@@ -69,13 +72,15 @@ def main(argv=None):
     ap.add_argument("--warm", default=None, metavar="DIR",
                     help="only the warm run, on the model cache a cold run left in DIR (--keep-cache)")
     a = ap.parse_args(argv)
+    host, bench = Host.start(), []
     if a.warm:
         out = Path(tempfile.mkdtemp(prefix="ri-mvfull-warm-"))
         try: warm = run(Path(a.warm), out, None)
         finally: shutil.rmtree(out, ignore_errors=True)
         print(json.dumps(dict(solutions=3400, run="warm", **warm)))
         if warm["nli_pairs"] or warm["texts"] or warm["judge_calls"]: print(f"note: the cache in {a.warm} was not complete")
-        print(f"BENCH metric_validity_full_warm wall_s={warm['wall_s']:.0f} target={WARM} {'ok' if warm['wall_s'] <= WARM else 'short'}")
+        print(host.stop().describe())
+        print(host.bench("metric_validity_full_warm", "wall_s", warm["wall_s"], WARM, warm["wall_s"] <= WARM, ".0f"))
         return
     tmp = Path(tempfile.mkdtemp(prefix="ri-mvfull-"))
     rows = []
@@ -84,15 +89,11 @@ def main(argv=None):
             cache = fresh_cache(Path(a.keep_cache) if a.keep_cache and n == 3400 else tmp / f"cache{n}")
             cold = run(cache, tmp / f"r{n}", None if n >= 3400 else n)
             rows.append(dict(solutions=n, run="cold", **cold)); print(json.dumps(rows[-1]), flush=True)
-            if n < 3400: print(f"BENCH metric_validity_full_cold_{n} wall_s={cold['wall_s']:.0f} target={COLD} "
-                               f"{'ok' if cold['wall_s'] <= COLD else 'short'}")
+            if n < 3400: bench.append((f"metric_validity_full_cold_{n}", cold["wall_s"], COLD))
             if n >= 3400:
                 warm = run(cache, tmp / f"r{n}w", None)
                 rows.append(dict(solutions=n, run="warm", **warm)); print(json.dumps(rows[-1]), flush=True)
-                print(f"BENCH metric_validity_full_cold wall_s={cold['wall_s']:.0f} target={COLD} "
-                      f"{'ok' if cold['wall_s'] <= COLD else 'short'}")
-                print(f"BENCH metric_validity_full_warm wall_s={warm['wall_s']:.0f} target={WARM} "
-                      f"{'ok' if warm['wall_s'] <= WARM else 'short'}")
+                bench += [("metric_validity_full_cold", cold["wall_s"], COLD), ("metric_validity_full_warm", warm["wall_s"], WARM)]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("\n| ProcessBench solutions | run | wall s | NLI pairs | texts embedded | judge calls | load start/end |")
@@ -100,6 +101,8 @@ def main(argv=None):
     for r in rows:
         print(f"| {r['solutions']:,} | {r['run']} | {r['wall_s']:.0f} | {r['nli_pairs']:,} | {r['texts']:,} | "
               f"{r['judge_calls']:,} | {r['load_start']}/{r['load_end']} |")
+    print(host.stop().describe())
+    for name, wall, target in bench: print(host.bench(name, "wall_s", wall, target, wall <= target, ".0f"))
 
 
 if __name__ == "__main__":

@@ -54,6 +54,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=768, help="ProcessBench step pairs timed")
     a = ap.parse_args(argv)
+    from _host import Host
+    host = Host.start()
     import torch
     from statsmodels.stats.contingency_tables import mcnemar
     from reasoning_integrity.models.nli import NLIModel, forward_probs, cpu_bf16, LABELS
@@ -100,10 +102,11 @@ def main(argv=None):
     eratio, cmin = ebest["fp32"] / ebest["bf16"], float((vec["fp32"] * vec["bf16"]).sum(1).min())
     print(f"embedder: {len(texts)} step texts, fp32 {ebest['fp32'] / len(texts) * 1000:.1f} ms/text, "
           f"bf16 {ebest['bf16'] / len(texts) * 1000:.1f} ms/text; smallest cosine fp32 vs bf16 {cmin:.6f}")
-    print(f"BENCH nli_bf16_speed ratio={ratio:.2f} target={TARGET} {'ok' if ratio >= TARGET else 'short'}")
-    print(f"BENCH nli_bf16_accuracy worst_drop={max(worst, 0):.2f} target={TOL} {'ok' if worst <= TOL else 'short'}")
-    print(f"BENCH embed_bf16_speed ratio={eratio:.2f} target={TARGET} {'ok' if eratio >= TARGET else 'short'}")
-    print(f"BENCH embed_bf16_cosine min={cmin:.6f} target=0.999 {'ok' if cmin >= 0.999 else 'short'}")
+    print(host.stop().describe())
+    print(host.bench("nli_bf16_speed", "ratio", ratio, TARGET, ratio >= TARGET, ".2f"))
+    print(host.bench("nli_bf16_accuracy", "worst_drop", max(worst, 0), TOL, worst <= TOL, ".2f", timed=False))
+    print(host.bench("embed_bf16_speed", "ratio", eratio, TARGET, eratio >= TARGET, ".2f"))
+    print(host.bench("embed_bf16_cosine", "min", cmin, 0.999, cmin >= 0.999, ".6f", timed=False))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import torch
 
 from reasoning_integrity.core.data import data_path
 from reasoning_integrity.models.nli import NLIModelMissing, NLIModel, forward_probs
+from _host import Host
 
 
 def step_matrix_pairs(k: int, n_steps: int, variants: int, seed: int = 0):
@@ -56,12 +57,14 @@ def main():
     ap.add_argument("--variants", type=int, default=3, help="phrasings per step shared among samples")
     ap.add_argument("--batch-size", type=int, default=64)
     args = ap.parse_args()
+    host = Host.start()
     torch.set_num_threads(args.threads)
     try:
         nli = NLIModel(args.model, batch_size=args.batch_size, cache=False)
     except NLIModelMissing as e:
         print(e)
-        print("BENCH nli_throughput speedup=nan target=5 short")
+        print(host.stop().describe())
+        print(host.bench("nli_throughput", "speedup", "nan", 5, False, timed=False))   # no model: nothing measured
         return 1
     model, tok = nli._load(), nli._tok
     prem, hyp = step_matrix_pairs(args.k, args.steps, args.variants)
@@ -95,7 +98,8 @@ def main():
         print(f"{name:<44}{s:>9.2f}{n / s:>10.0f}{t_base / s:>8.1f}x")
     print(f"forward passes: baseline {n}, NLIModel {nli.n_forward} ({nli.n_scored} pairs scored)")
     speedup = t_base / t_fast
-    print(f"BENCH nli_throughput speedup={speedup:.1f} target=5 {'ok' if speedup >= 5 else 'short'}")
+    print(host.stop().describe())
+    print(host.bench("nli_throughput", "speedup", speedup, 5, speedup >= 5, ".1f"))
     return 0
 
 

@@ -7,6 +7,9 @@ import os, time
 os.environ.setdefault("RI_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data"))
 from reasoning_integrity.lines.ptp.logs import load_tune_logs
 from reasoning_integrity.lines.ptp.traces import read_program, parse_trace, check_steps
+from _host import Host
+
+host = Host.start()
 
 logs = load_tune_logs()
 items = [(read_program(lg.program), e.output) for lg in logs.values() for e in lg.examples]
@@ -26,4 +29,5 @@ print(f"traces={len(items)} steps={n_steps}")
 print(f"baseline line split: {t_base*1e3:.1f} ms")
 print(f"parse_trace:         {t_parse*1e3:.1f} ms  ({t_parse/t_base:.1f}x the line split)")
 print(f"parse+check_steps:   {t_check*1e3:.1f} ms  (syntax + typeguard; not targeted)")
-print(f"BENCH ptp_parse seconds={t_parse:.3f} target=1.0 {'ok' if t_parse < 1.0 else 'short'}")
+print(host.stop().describe())
+print(host.bench("ptp_parse", "seconds", t_parse, 1.0, t_parse < 1.0, ".3f"))

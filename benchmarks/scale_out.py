@@ -10,6 +10,9 @@ Both ratios are measured in this process against a baseline run the same way (sa
   beside it, without a target.
 - LLM: the same requests to the project's OpenAI-compatible stub (its own process, loopback, fixed latency) through
   one endpoint with `per_endpoint` requests in flight, then through `pool:` of two such endpoints. Target: >= 1.8x.
+Beside the ratios: the fp32 ceiling measured in the same sitting (`_host.fp32_ceiling`: GFLOP/s of torch.mm in one
+process of one thread, then in two such processes at once), whose ratio is the most a pool of two could gain at that
+moment, and the machine's load; on a busy machine the BENCH lines say `busy: not measured` (`_host.py`).
 Then a cost model: pairs/s per worker, calls/s per endpoint, and what they predict for a full SCOS run (4,241
 ScienceQA questions x k = 10 sampled chains), with the NLI pairs per chain counted by `ChainScorer` on the 90 logged
 ScienceQA chains of `reports/alignment_logged` (a counting scorer, no model).
@@ -20,6 +23,8 @@ import argparse, json, os, tempfile, time
 from pathlib import Path
 
 import numpy as np
+
+from _host import Host, fp32_ceiling
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,7 +118,8 @@ def main():
     ap.add_argument("--latency", type=float, default=0.1)
     ap.add_argument("--per-endpoint", type=int, default=4)
     a = ap.parse_args()
-    load0 = os.getloadavg()[0]
+    host = Host.start()
+    ceil1, ceil2 = fp32_ceiling(1), fp32_ceiling(2)
     nl = bench_nli(a.pairs)
     ll = bench_llm(a.requests, a.latency, a.per_endpoint)
     ppc, n_items = pairs_per_chain()
@@ -132,9 +138,12 @@ def main():
     for n in (1, 2, 8, 32):
         print(f"  {n:>3} workers at {nl['per_worker_pairs_s']:.0f} pairs/s each: {total_pairs / (n * nl['per_worker_pairs_s']) / 3600:.1f} h")
     print("  a GPU actor's rate is measured by this script on the cluster (RI_RAY_ADDRESS set; num_gpus=1 per actor)")
-    print(f"load average {load0:.1f} at start, {os.getloadavg()[0]:.1f} at end, {os.cpu_count()} CPUs")
-    print(f"BENCH scale_out_nli ratio={nl['ratio']:.2f} target=1.6 {'ok' if nl['ratio'] >= 1.6 else 'short'}")
-    print(f"BENCH scale_out_llm ratio={ll['ratio']:.2f} target=1.8 {'ok' if ll['ratio'] >= 1.8 else 'short'}")
+    print(f"fp32 ceiling (torch.mm 1024x1024, one thread per process): 1 process {ceil1:.1f} GFLOP/s, 2 "
+          f"processes {ceil2:.1f} GFLOP/s -> {ceil2 / ceil1:.2f}x, the most a pool of two could gain now "
+          f"(the NLI pool reached {nl['ratio'] / (ceil2 / ceil1):.0%} of it)")
+    print(host.stop().describe())
+    print(host.bench("scale_out_nli", "ratio", nl["ratio"], 1.6, nl["ratio"] >= 1.6, ".2f"))
+    print(host.bench("scale_out_llm", "ratio", ll["ratio"], 1.8, ll["ratio"] >= 1.8, ".2f"))
 
 
 if __name__ == "__main__":

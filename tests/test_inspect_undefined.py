@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration   # inspect_ai's real CLI, many fresh processes: make test-integration
+
 from test_hostile_logs import _eval_log
 
 BIN = Path(sys.executable).parent

@@ -9,6 +9,8 @@ import json, subprocess, sys
 
 import pytest
 
+pytestmark = pytest.mark.integration   # a live llama.cpp server: make test-integration
+
 from reasoning_integrity.lines.trajectory.types import BELIEF_STATE_SCHEMA, parse_trajectory
 from reasoning_integrity.models.llamacpp import bounded_schema, gemma3_270m_gguf
 from reasoning_integrity.models.llm import Request, get_llm

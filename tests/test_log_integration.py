@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration   # real inspect_ai and lm-eval runs against a live llama.cpp server: make test-integration
+
 from llama_server import llama_server
 
 BIN = Path(sys.executable).parent

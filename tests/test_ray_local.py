@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("ray")
 psutil = pytest.importorskip("psutil")
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]   # a local Ray cluster: make test-integration
 MESSAGE = "Ray: local instance on 127.0.0.1 (no remote access); set RI_RAY_ADDRESS to join a cluster"
 
 

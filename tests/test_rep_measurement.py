@@ -42,6 +42,7 @@ def oracle_run():
 # (mean 0.008 against 0.007); that one pair must only be above the floor's mean.
 KNOWN_PARTIAL = {("semantic_whole", "task:flip_relation")}
 
+@pytest.mark.slow   # 5 deltas x 200 perturbed problems, one pair at a time: minutes on 2 cores (make test-integration)
 def test_every_operator_is_visible_above_the_noise_floor_under_every_delta(deltas, oracle_run):
     "δ(B_k, B~_k) of the data-recomputed perturbation is clearly above the greedy-vs-sampled floor, per operator and δ."
     tasks, recs = oracle_run

@@ -14,7 +14,7 @@ ray = pytest.importorskip("ray")
 from reasoning_integrity.core.executor import KILL_ONCE_ENV, LocalExecutor, RayExecutor, map_items
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]   # local Ray clusters and whole experiments under them: make test-integration
 
 
 @pytest.fixture(scope="module", params=["actors", "data"])

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration   # README's server recipe, live: make test-integration
+
 from reasoning_integrity.models.openai_backend import free_port, wait_http
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/22_llamacpp.ipynb #6558e502
 from __future__ import annotations
-import copy, dataclasses, difflib, hashlib, importlib.util, json, os, random, time, warnings
+import copy, dataclasses, difflib, functools, hashlib, importlib.util, json, os, platform, random, re, time, warnings
 import numpy as np
 from pathlib import Path
 
@@ -13,11 +13,12 @@ from .llm import LocalBackend, Request, Result
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['KNOWN_MODELS', 'MODEL_ALIASES', 'DROPS_SYSTEM', 'GEMMA_KEEP_SYSTEM', 'CHAT_TEMPLATES', 'KEEP_SYSTEM', 'file_sha256',
-           'gemma3_270m_gguf', 'smollm2_135m_gguf', 'resolve_model', 'model_path', 'chat_template_file', 'server_args',
-           'bounded_schema', 'step_top_logprobs', 'completion_with_top_logprobs', 'token_char_offsets',
-           'prompt_token_logprobs', 'GreedyGrammarSampler', 'SampledGrammarSampler', 'greedy_grammar_shortcut',
-           'amx_build', 'LlamaCppBackend', 'SystemMessageDropped', 'llamacpp_backend']
+__all__ = ['KNOWN_MODELS', 'MODEL_ALIASES', 'DROPS_SYSTEM', 'GEMMA_KEEP_SYSTEM', 'CHAT_TEMPLATES', 'KEEP_SYSTEM',
+           'PORTABLE_CMAKE_ARGS', 'PORTABLE_X86', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf',
+           'resolve_model', 'model_path', 'chat_template_file', 'server_args', 'bounded_schema', 'step_top_logprobs',
+           'completion_with_top_logprobs', 'token_char_offsets', 'prompt_token_logprobs', 'GreedyGrammarSampler',
+           'SampledGrammarSampler', 'greedy_grammar_shortcut', 'llama_features', 'amx_build', 'llama_build_problem',
+           'installed_kernels', 'check_llama_build', 'LlamaCppBackend', 'SystemMessageDropped', 'llamacpp_backend']
 
 # %% ../../nbs/22_llamacpp.ipynb #3c33c406
 def file_sha256(path:str|Path, # a (large) file
@@ -421,21 +422,63 @@ def _chat_logprobs(lp:dict|None)->list[dict[str, float]]|None:
     if not lp or not lp.get("content"): return None
     return [{t["token"]: float(t["logprob"]) for t in c.get("top_logprobs") or []} for c in lp["content"]]
 
-def amx_build()->bool:
-    "Was the installed llama.cpp compiled with its AMX kernels? (Their Q4_K path segfaults: ggml-org/llama.cpp#20824.)"
-    import llama_cpp
-    return "AMX_INT8 = 1" in llama_cpp.llama_print_system_info().decode(errors="replace")
-
-_AMX_HELP = ("the installed llama.cpp was compiled with its AMX kernels (-march=native on a Sapphire Rapids or newer "
-             "Xeon), which crash the process on the embedded Q4_K model's first forward pass (ggml-org/llama.cpp#20824). "
-             "Rebuild it without them: `pip cache remove llama_cpp_python`, then `make install` in a fresh .venv (the "
-             "Makefile passes -mno-amx-tile -mno-amx-int8 -mno-amx-bf16), or CMAKE_ARGS=\"-DCMAKE_C_FLAGS='-mno-amx-tile "
-             "-mno-amx-int8 -mno-amx-bf16' -DCMAKE_CXX_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'\" pip install "
-             "--force-reinstall --no-deps llama-cpp-python. Set RI_LLAMA_AMX=1 to load it anyway.")
-
 def _usable_cpus()->int:
     "CPUs this process may run on (its affinity mask where the OS has one)."
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+# %% ../../nbs/22_llamacpp.ipynb #204c0ec7
+PORTABLE_CMAKE_ARGS = ("-DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_BMI2=ON -DGGML_FMA=ON "
+                       "-DGGML_F16C=ON -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF "
+                       "-DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF")  # x86-64; elsewhere -DGGML_NATIVE=OFF
+PORTABLE_X86 = ("AVX2", "FMA", "F16C")   # what the portable x86-64 build reports; nothing of AVX-512, AVX-VNNI or AMX
+
+def llama_features(info:str|None=None, # `llama_print_system_info()`'s text; None: ask the installed llama_cpp
+                  )->dict[str, str]:
+    "The CPU features the installed llama.cpp was compiled with, as it reports them: `{'AVX2': '1', 'OPENMP': '1', ...}`."
+    if info is None:
+        import llama_cpp
+        info = llama_cpp.llama_print_system_info().decode(errors="replace")
+    return dict(re.findall(r"([A-Z][A-Z0-9_]*) = (\w+)", info))
+
+def amx_build(info:str|None=None, # as in `llama_features`
+             )->bool:
+    "Was the installed llama.cpp compiled with its AMX kernels? (Their Q4_K path segfaults: ggml-org/llama.cpp#20824.)"
+    return any(k.startswith("AMX") and v == "1" for k, v in llama_features(info).items())
+
+def llama_build_problem(info:str|None=None, # as in `llama_features`
+                        machine:str|None=None, # `platform.machine()` of the host; None: this one
+                       )->str|None:
+    "What is wrong with the installed llama.cpp build for this project (`None`: it is the portable build)."
+    f, machine = llama_features(info), machine or platform.machine()
+    if amx_build(info):
+        return ("the installed llama.cpp was compiled with its AMX kernels, which crash the process on the embedded Q4_K "
+                "model's first forward pass (ggml-org/llama.cpp#20824)")
+    if machine.lower() in ("x86_64", "amd64"):
+        extra = sorted(k for k, v in f.items() if v == "1" and k.startswith(("AVX512", "AVX_VNNI", "AVX512_")))
+        missing = [k for k in PORTABLE_X86 if f.get(k) != "1"]
+        if extra or missing:
+            return (f"the installed llama.cpp is not the project's portable build (AVX2, FMA, F16C; no AVX-512, AVX-VNNI or "
+                    f"AMX){': it was compiled with ' + ', '.join(extra) if extra else ''}"
+                    f"{' and' if extra and missing else ':' if missing else ''}{' without ' + ', '.join(missing) if missing else ''}"
+                    f" (-march=native, or a wheel pip cached from an earlier build): its greedy outputs, which the "
+                    f"committed reports hold, can differ from the portable build's")
+    return None
+
+_REBUILD = (f". Rebuild it: `make install` (it compiles the portable build into a wheel of its own, kept under the user "
+            f"cache by its flags, and reinstalls it in .venv), or CMAKE_ARGS=\"{PORTABLE_CMAKE_ARGS}\" pip install "
+            f"--force-reinstall --no-deps --no-cache-dir llama-cpp-python (without --no-cache-dir pip may reinstall the "
+            f"wheel it cached from the earlier build). RI_LLAMA_ANY_BUILD=1 loads it anyway.")
+
+@functools.lru_cache(maxsize=None)
+def installed_kernels()->str:
+    "The installed llama.cpp's compile-time CPU features, one string (`AVX,AVX2,BMI2,...`): part of `LlamaCppBackend.identity`, so a response cached by another build is never served."
+    return ",".join(sorted(k for k, v in llama_features().items() if v == "1"))
+
+def check_llama_build(info:str|None=None, # as in `llama_features`
+                     )->None:
+    "Raise `RuntimeError` (what is wrong and how to rebuild) unless the installed llama.cpp is the portable build or `RI_LLAMA_ANY_BUILD` is set."
+    problem = llama_build_problem(info)
+    if problem and not (os.environ.get("RI_LLAMA_ANY_BUILD") or os.environ.get("RI_LLAMA_AMX")): raise RuntimeError(problem + _REBUILD)
 
 # %% ../../nbs/22_llamacpp.ipynb #0c1327ae
 class LlamaCppBackend(LocalBackend):
@@ -477,9 +520,9 @@ class LlamaCppBackend(LocalBackend):
 
     @property
     def identity(self)->dict:
-        "Kind, model name, the GGUF file's sha256, the chat format, and `flash_attn` when on and `prompt_chunk` when not 64 (they change outputs)."
+        "Kind, model name, the GGUF file's sha256, the chat format, the llama.cpp build's CPU kernels, and `flash_attn` when on and `prompt_chunk` when not 64 (they change outputs)."
         return {"kind": self.kind, "model": self.name, "model_sha256": self.sha256, "chat_format": self.chat_format,
-                **({"flash_attn": True} if self.flash_attn else {}),
+                "kernels": installed_kernels(), **({"flash_attn": True} if self.flash_attn else {}),
                 **({"prompt_chunk": self.prompt_chunk} if self.prompt_chunk != 64 else {})}
 
 # %% ../../nbs/22_llamacpp.ipynb #64c26088
@@ -498,7 +541,7 @@ def _load(self:LlamaCppBackend, **over):
     "A new `llama_cpp.Llama` with this backend's arguments (`over` replacing some), grammar shortcut attached."
     from llama_cpp import Llama
     # a segfault would kill the kernel with no message: say what is wrong before loading (once per load, not per call)
-    if amx_build() and not os.environ.get("RI_LLAMA_AMX"): raise RuntimeError(_AMX_HELP)
+    check_llama_build()
     kw = {**self.kwargs, **over}
     if kw.get("chat_format") in CHAT_TEMPLATES:   # rendered as llama_cpp.server renders --hf_tokenizer_config_path
         from llama_cpp.llama_chat_format import hf_tokenizer_config_to_chat_completion_handler
