@@ -5,7 +5,8 @@
   other with them exported and MKL told to use at most AVX2 and OpenMP one thread (torch's thread count, fixed by the
   build, wins). The sha256 of their weights must be equal, and each model card records the path it was built on.
 - The model in the user cache (`make test` builds it before pytest) must be the default build: its weights' sha256
-  is `NLI_SHA256`. Skipped when it is not built.
+  is `NLI_SHA256`. Skipped when it is not built; an expected failure (xfail) where it differs and MKL ran on
+  another branch than the reference build's (MKL promises bit-identity across CPUs only within one branch).
 """
 import hashlib, json, os, subprocess, sys
 from pathlib import Path
@@ -34,6 +35,9 @@ def _data_present():
     except DataNotFound:
         return False
 
+
+# The MKL branch the default build behind NLI_SHA256 ran on (AMD EPYC: MKL_CBWR=AVX2,STRICT is AUTO,STRICT there).
+REFERENCE_MKL = "AUTO,STRICT"
 
 def _sha(p): return hashlib.sha256(Path(p).read_bytes()).hexdigest()
 
@@ -68,6 +72,11 @@ def test_the_user_cache_holds_the_default_build():
         pytest.skip(f"the NLI model is not built ({p}): `ri models build-nli` (make test builds it)")
     card = json.loads((p / "model_card.json").read_text())
     sha = _sha(p / "model.safetensors")
+    mkl = card.get("training", {}).get("numeric", {}).get("mkl_cnr")
+    if sha != NLI_SHA256 and mkl != REFERENCE_MKL:
+        # MKL promises bit-identity across CPUs only within one branch (its slow COMPATIBLE branch across vendors)
+        pytest.xfail(f"built on MKL branch {mkl!r}, NLI_SHA256 on {REFERENCE_MKL!r}: sha256 {sha} differs; "
+                     "the committed reports may move here (`ri models verify`)")
     assert sha == NLI_SHA256, (
         f"the NLI model in {p} is not the default build: sha256 {sha}, expected NLI_SHA256 {NLI_SHA256}. Built with "
         f"{card.get('hyperparameters')} on {card.get('training', {}).get('numeric', 'an unrecorded numeric path')}. "

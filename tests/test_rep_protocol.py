@@ -166,3 +166,25 @@ def test_replay_backend_reproduces_the_run(records, tmp_path):
             assert (a.calls[st].error is None) == (b.calls[st].error is None)
         assert a.perturbation == b.perturbation and a.k == b.k
     assert "no recorded output" in again[3].calls["repaired"].error
+
+
+def test_stage_figure_is_the_same_on_every_run():
+    "plot_stages' strip jitter is seeded: two draws give the same PNG bytes, and numpy's global generator is left as it was (issue 41)."
+    import io
+    import matplotlib; matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np, pandas as pd
+    from reasoning_integrity.lines.trajectory.measure import STAGES
+    from reasoning_integrity.lines.trajectory.report import plot_stages
+    rows = [dict(id=i, stage=s, alignment="dtw", parsed=True, D=0.1 * i + j, C=1.0 + i * j)
+            for i in range(6) for j, s in enumerate(STAGES)]
+    df = pd.DataFrame(rows)
+    def png():
+        fig = plot_stages({"run": df}, "dtw", "semantic"); buf = io.BytesIO()
+        fig.savefig(buf, format="png", metadata={"Software": None}); plt.close(fig)
+        return buf.getvalue()
+    np.random.seed(123); before = np.random.get_state()[1].copy()
+    a = png(); np.random.rand(); b = png()
+    assert a == b
+    np.random.seed(123); png()
+    assert (np.random.get_state()[1] == before).all()

@@ -165,12 +165,14 @@ def plot_stages(frames:dict, # run name -> `measure.measure_records` output
                )->plt.Figure:
     "Box and strip plots of D and C by stage, one row per run, on each run's Table 1 population."
     fig, axes = plt.subplots(len(frames), 2, figsize=(11, 3.5 * len(frames)), squeeze=False)
+    state = np.random.get_state(); np.random.seed(0)   # seaborn's strip jitter draws from numpy's global generator: the same figure on every run
     for row, (name, d_) in enumerate(frames.items()):
         d_ = d_[(d_.alignment == alignment) & d_.id.isin(population(d_))]
         for ax, q in zip(axes[row], ["D", "C"]):
             sns.boxplot(data=d_, x="stage", y=q, ax=ax, color="0.85", showfliers=False)
             sns.stripplot(data=d_, x="stage", y=q, ax=ax, color="C0", size=3, jitter=0.15)
             ax.set_title(f"{name}: {'D(T_base, T)' if q == 'D' else 'C(T)'}", fontsize=9); ax.set_xlabel("")
+    np.random.set_state(state)
     fig.suptitle(f"REP per stage (δ = {delta}, {alignment}); noise_floor = the baseline prompt sampled", fontsize=10)
     fig.tight_layout()
     return fig
