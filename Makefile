@@ -12,8 +12,15 @@ endif
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
+# The project's numeric path (models.numeric.NUMERIC_ENV; tests/test_make_targets.py keeps them equal): every process
+# these targets start (nbdev_test's workers, pytest, ri) computes with torch on it from its first operation, whatever
+# ran before in the same worker. A value set in the environment wins (and the library then says it is off the path).
+export ATEN_CPU_CAPABILITY ?= avx2
+export ONEDNN_MAX_CPU_ISA ?= AVX2
+export MKL_CBWR ?= AVX2,STRICT
+export MKL_DYNAMIC ?= FALSE
 
-.PHONY: nli install llama-wheel test test-nbs test-py test-integration reproduce export clean-nbs bench bench-cold bench-full lab docs docs-test docs-sync docs-install outputs
+.PHONY: print-env-numeric nli install llama-wheel test test-nbs test-py test-integration reproduce export clean-nbs bench bench-cold bench-full lab docs docs-test docs-sync docs-install outputs
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -165,5 +172,9 @@ lab: install
 	$(VENV)/bin/jupyter lab nbs/
 
 # `make print-VAR` prints a variable as make sees it (tests/test_make_targets.py reads the llama.cpp flags this way).
+# The numeric-path variables as the processes make starts see them.
+print-env-numeric:
+	@env | grep -E '^(ATEN_CPU_CAPABILITY|ONEDNN_MAX_CPU_ISA|MKL_CBWR|MKL_DYNAMIC)=' | sort
+
 print-%:
 	@echo '$($*)'

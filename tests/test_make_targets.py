@@ -64,3 +64,13 @@ def test_test_targets():
     assert ci.index("make test") < ci.index("make test-integration")
     cfg = (ROOT / "pyproject.toml").read_text()
     assert re.search(r"markers = \[[^\]]*\"integration:[^\]]*\"slow:", cfg) and "--strict-markers" in cfg
+
+
+def test_make_exports_the_numeric_path():
+    "Every process make starts (nbdev_test's workers, pytest, ri) computes on the project's numeric path from its first op."
+    from reasoning_integrity.models.numeric import NUMERIC_ENV
+    env = {k: v for k, v in __import__("os").environ.items() if k not in NUMERIC_ENV}
+    out = subprocess.run(["make", "-s", "--no-print-directory", "print-env-numeric"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, check=True).stdout
+    got = dict(l.split("=", 1) for l in out.split() if "=" in l)
+    assert got == NUMERIC_ENV, got
