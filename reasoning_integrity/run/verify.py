@@ -23,7 +23,7 @@ def _kind(role:str, e:dict)->str|None:
 
 def model_entries(reports_dir:str|Path, # a reports folder (its sub-folders too: reports/full/...)
                  )->pd.DataFrame:
-    "One row per model a manifest names: report, role, model, sha256, precision, held-out accuracy, numeric path."
+    "One row per model a manifest names: report, role, model, sha256, precision, held-out accuracy, numeric path, llama.cpp kernels."
     root, rows = Path(reports_dir), []
     for man in sorted(root.rglob("manifest.json")):
         rel = man.parent.relative_to(root)
@@ -35,13 +35,13 @@ def model_entries(reports_dir:str|Path, # a reports folder (its sub-folders too:
             ident = e.get("identity") if isinstance(e.get("identity"), dict) else e
             rows.append(dict(report=str(rel), role=role, model=kind,
                              sha256=e.get("weights_sha256") or ident.get("model_sha256"), precision=e.get("precision"),
-                             heldout_accuracy=e.get("heldout_accuracy"), numeric=e.get("numeric")))
-    return pd.DataFrame(rows, columns=["report", "role", "model", "sha256", "precision", "heldout_accuracy", "numeric"])
+                             heldout_accuracy=e.get("heldout_accuracy"), numeric=e.get("numeric"), kernels=ident.get("kernels")))
+    return pd.DataFrame(rows, columns=["report", "role", "model", "sha256", "precision", "heldout_accuracy", "numeric", "kernels"])
 
 # %% ../../nbs/95_verify.ipynb #182ac12c
 def built_models(models:list[str], # model keys as `model_entries` gives them ('nli', 'embedder', 'gguf:NAME')
                 )->dict:
-    "Per model: sha256 of what this machine would use, `built` (False: not built yet), and the NLI card's held-out accuracy."
+    "Per model: sha256 of what this machine would use, `built` (False: not built yet), the NLI card's held-out accuracy, a GGUF's llama.cpp kernels."
     out = {}
     for m in dict.fromkeys(models):
         try:
@@ -62,7 +62,7 @@ def built_models(models:list[str], # model keys as `model_entries` gives them ('
             elif m.startswith("gguf:"):
                 from reasoning_integrity.models import llamacpp
                 p = llamacpp.model_path(m.split(":", 1)[1])
-                out[m] = dict(sha256=llamacpp.file_sha256(p), built=True, path=str(p))
+                out[m] = dict(sha256=llamacpp.file_sha256(p), built=True, path=str(p), kernels=llamacpp.installed_kernels())
         except Exception as e:   # a model that cannot be found or read is a difference to report, not a crash
             out[m] = dict(sha256=None, built=False, path=None, error=f"{type(e).__name__}: {e}")
     return out
@@ -84,6 +84,9 @@ def _why(e:dict, b:dict, here:dict)->tuple[str, list[str]]:
                 f"{k.upper()} {acc.get(k, float('nan')):.2%} committed, {hacc.get(k, float('nan')):.2%} built" for k in sorted(acc)
                 if acc.get(k) != hacc.get(k)) + ")")
         elif e["model"] in ("nli", "embedder"): may.append("weights checksum not recorded")
+    if e["model"].startswith("gguf:") and b.get("kernels"):   # the same GGUF on other kernels gives other greedy outputs
+        if not e.get("kernels"): may.append("llama.cpp's CPU kernels not recorded (made before issue 41's portable build)")
+        elif e["kernels"] != b["kernels"]: why.append(f"llama.cpp built with other CPU kernels ({e['kernels']} there, {b['kernels']} here)")
     if e.get("precision") not in (None, "fp32"): why.append(f"made with {e['precision']} weights (the default is fp32)")
     num = e.get("numeric")
     if e["model"] in ("nli", "embedder"):
