@@ -4,8 +4,10 @@
 
 # %% ../../nbs/24a_numeric.ipynb #a46eee2a
 from __future__ import annotations
-import ctypes, hashlib, os, platform, warnings
+import ctypes, os, platform, warnings
 from pathlib import Path
+from ..core.data import sha256_file
+
 
 # %% auto #0
 __all__ = ['NUMERIC_ENV', 'NUMERIC_THREADS', 'WEIGHT_FILES', 'NumericPathWarning', 'use_numeric_path', 'numeric_path',
@@ -113,21 +115,12 @@ def numeric_threads(threads:int|None=NUMERIC_THREADS, # torch threads inside the
         torch.use_deterministic_algorithms(old_d)
 
 # %% ../../nbs/24a_numeric.ipynb #8f8d1cd6
-_SHA: dict = {}
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 
 def file_sha256(path:str|Path, # a file
                )->str:
-    "sha256 of a file, remembered in this process while its size and modification time stay the same."
-    p = Path(path)
-    st = p.stat()
-    key = (str(p.resolve()), st.st_size, st.st_mtime_ns)
-    if key not in _SHA:
-        h = hashlib.sha256()
-        with open(p, "rb") as f:
-            for b in iter(lambda: f.read(1 << 20), b""): h.update(b)
-        _SHA[key] = h.hexdigest()
-    return _SHA[key]
+    "sha256 of a file, remembered in this process while its size and modification time stay the same (`core.data.sha256_file`)."
+    return sha256_file(Path(path))
 
 def weights_sha256(model:str|Path, # a model folder (or a weights file)
                   )->str|None:
