@@ -103,7 +103,7 @@ def encode(self:Embedder, texts:Sequence[str]|str, # sentences (a single string 
             ys = np.asarray(ys, dtype=np.float32)
             if out is None: out = np.zeros((len(todo), ys.shape[1]), dtype=np.float32)
             out[idx] = ys
-            if ex is not None and self._db is not None: self._db.put({keys[todo[i]]: out[i] for i in idx})  # as it arrives
+            if self._db is not None: self._db.put({keys[todo[i]]: out[i] for i in idx})  # as it arrives: a killed run keeps it
         return out
     vecs, n_cached = cached_arrays(keys, _encode, self._mem, self._db)
     self.n_cached += n_cached

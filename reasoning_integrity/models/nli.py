@@ -175,18 +175,21 @@ def predict(self:NLIModel,
         ex = remote_executor(self.executor)
         if ex is not None: return self._score_on(ex, todo, keys, progress)
         model = self._load()
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
-            bar = tqdm(total=len(todo), desc="NLI", unit="pair")
-        def _count(k):
-            self.n_forward += 1
-            if bar is not None: bar.update(k)
-        raw = forward_probs(model, self._tok, [p for p, _ in todo], [h for _, h in todo],
-                            batch_size=self.batch_size, max_length=self.max_length, on_batch=_count)
-        if bar is not None: bar.close()
+        # forward_probs' own order and batches, one batch at a time, each cached before the next: an interrupted run
+        # keeps what it scored, and its re-run forms the remaining batches exactly as the first run would have
+        order = sorted(range(len(todo)), key=lambda i: len(todo[i][0]) + len(todo[i][1]))
+        out = np.zeros((len(todo), 3), dtype=np.float32)
+        from tqdm.auto import tqdm
+        with tqdm(total=len(todo), desc="NLI", unit="pair", disable=not progress) as bar:
+            for s in range(0, len(todo), self.batch_size):
+                idx = order[s:s + self.batch_size]
+                raw = forward_probs(model, self._tok, [todo[i][0] for i in idx], [todo[i][1] for i in idx],
+                                    batch_size=self.batch_size, max_length=self.max_length)
+                out[idx] = raw[:, self._cols]
+                if self._db is not None: self._db.put({keys[todo[i]]: out[i] for i in idx})
+                self.n_forward += 1; bar.update(len(idx))
         self.n_scored += len(todo)
-        return raw[:, self._cols]
+        return out
     scores, n_cached = cached_arrays(keys, _score, self._mem, self._db)
     self.n_cached += n_cached
     if not pairs: return np.zeros((0, 3), dtype=np.float32)
