@@ -14,9 +14,10 @@ from .metrics import grouped_folds, normal_scores, _oof_logit, auroc, fold_auroc
 from .registry import signal, SIGNALS, SignalModels, PairCapWarning
 
 # %% auto #0
-__all__ = ['EXCLUDE', 'COMBINED_K', 'COMBINED_SEED', 'COMBINED_C', 'STRUCTURAL', 'combined_features', 'step_features',
-           'rank_normal', 'CombinedModel', 'missing_name', 'fit_combined', 'structure_features', 'combined_predictions',
-           'combined_models', 'combined_model_table', 'permuted_aurocs', 'permuted_control', 'combined_ablation']
+__all__ = ['EXCLUDE', 'COMBINED_K', 'COMBINED_SEED', 'COMBINED_C', 'LEARNED_FEATURES', 'LEARNED_C', 'STRUCTURAL',
+           'combined_features', 'step_features', 'rank_normal', 'CombinedModel', 'missing_name', 'fit_combined',
+           'structure_features', 'combined_predictions', 'combined_models', 'combined_model_table', 'permuted_aurocs',
+           'permuted_control', 'combined_ablation']
 
 # %% ../../nbs/68_combined.ipynb #2c52f492
 EXCLUDE = ("random", "constant", "length", "position")  # no content (random, constant) or added by name (length, position)
@@ -219,13 +220,16 @@ def structure_features(chains:Sequence[Chain],  # the chains of one dataset
     parts = np.split(X, np.cumsum([c.n_steps for c in chains])[:-1]) if chains else []
     return {c.id: np.column_stack([lp[c.id][0], lp[c.id][1], x]) for c, x in zip(chains, parts)}, ["length", "position", *names]
 
+LEARNED_FEATURES: dict = {}  # kind -> (chains, sc) -> (raw features by chain id, column names): what each learned signal reads
+LEARNED_C: dict = {}  # kind -> inverse L2 penalty, where it is not COMBINED_C
+
 def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
                          sc:SignalModels,  # models of the feature signals; fitted models go to `sc.memo`
                          k:int=COMBINED_K,  # folds
                          seed:int=COMBINED_SEED,  # fold seed
                          C:float=COMBINED_C,  # inverse L2 penalty
                          tasks:dict|None=None,  # dataset -> labels (default: `signals.validity.TASKS`)
-                         kind:str="combined",  # "combined": length, position and the cheap step signals; "structure": `structure_features` only
+                         kind:str="combined",  # a key of LEARNED_FEATURES: "combined" (length, position, the cheap step signals), "structure", ...
                         )->list[np.ndarray]:
     "Per chain, the P(wrong) of each step from its dataset's `combined` (or `structure`) model (out of fold for the labelled chains)."
     from reasoning_integrity.signals.validity import TASKS, problem_of
@@ -234,10 +238,8 @@ def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
     by_ds = {}
     for c in chains: by_ds.setdefault(c.dataset, []).append(c)
     for ds, cs in by_ds.items():
-        if kind == "structure": F, cols = structure_features(cs)
-        else:
-            names = combined_features(cs, sc)
-            F, cols = step_features(cs, sc, names), ["length", "position", *names]
+        F, cols = LEARNED_FEATURES[kind](cs, sc)
+        C = LEARNED_C.get(kind, C)
         train, L = _training(cs, tasks.get(ds, {}))
         y = np.concatenate([L[c.id] for c in train]) if train else np.zeros(0)
         y = y[np.isfinite(y)]
@@ -261,6 +263,12 @@ def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
             p = m.predict_rows(raw, np.concatenate([[problem_of(c)] * c.n_steps for c in new]))
             for c, part in zip(new, np.split(p, np.cumsum([c.n_steps for c in new])[:-1])): out[c.id] = part
     return [out[c.id] for c in chains]
+
+def _combined_features(cs, sc):
+    names = combined_features(cs, sc)
+    return step_features(cs, sc, names), ["length", "position", *names]
+
+LEARNED_FEATURES.update(combined=_combined_features, structure=lambda cs, sc: structure_features(cs))
 
 # %% ../../nbs/68_combined.ipynb #09c7978e
 @signal("combined", "step", family="learned",
