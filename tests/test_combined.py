@@ -94,7 +94,8 @@ def test_missing_values_imputed_with_indicator():
     chains = _toy(40)
     for c in chains[::3]: c.meta["flag"] = [np.nan] * c.n_steps           # a feature undefined for a third of the chains
     tr, L, F, cols, m = _fit(chains)
-    assert "missing:toy_flag" in m.features and "missing:redundant_reasoning" in m.features   # step 0 has no predecessor
+    assert "missing:toy_flag" in m.features                                   # missing where no structure explains it
+    assert "first_step[missing:redundant_reasoning]" in m.features            # step 0 has no predecessor: the first-step flag
     assert all(np.isfinite(v).all() for v in m.oof.values())
     j, jF = m.features.index("toy_flag"), cols.index("toy_flag")   # model column, raw column (all-NaN ones dropped)
     x = np.concatenate([F[c.id][:, jF] for c in tr])

@@ -40,6 +40,7 @@ class Registry(dict):
                 ):
         super().__init__(entries or {})
         self.kind, self.doc, self.meta, self.providers = kind, doc, {k: {} for k in (entries or {})}, providers
+        self.prefixes: dict[str, tuple] = {}   # 'prm' -> (factory, description): names 'prm:ARG' made on first use
         Registry.ALL[kind] = self
     def register(self, name:str, # the name users select it by
                  obj:Any=None, # the component; omitted: return a decorator
@@ -51,13 +52,27 @@ class Registry(dict):
             return o
         return _add if obj is None else _add(obj)
     def __setitem__(self, name, obj): self.register(name, obj)
+    def prefix(self, prefix:str, # the part before ':', e.g. 'prm'
+               factory:Callable, # ARG -> the entry for the name 'prefix:ARG'
+               description:str="", # one line: what ARG is, for listings
+              ):
+        "Names `prefix:ARG` become entries on first use, made by `factory(ARG)` (a family of components, one per argument)."
+        self.prefixes[prefix] = (factory, description)
+    def _made(self, name)->bool:
+        "Make the entry of a `prefix:ARG` name whose prefix is registered; whether it did."
+        if not isinstance(name, str) or ":" not in name or name.split(":", 1)[0] not in self.prefixes: return False
+        p, arg = name.split(":", 1)
+        self.register(name, self.prefixes[p][0](arg), made_by=p)
+        return True
+    def __contains__(self, name): return dict.__contains__(self, name) or (isinstance(name, str) and ":" in name and self.knows(name))
     def __missing__(self, name):
         if self.knows(name): return dict.__getitem__(self, name)
         failed = load_providers(self.providers) if self.providers else {}
         why = f"; providers that failed to import: {', '.join(f'{k} ({v})' for k, v in failed.items())}" if failed else ""
         near = difflib.get_close_matches(str(name), list(map(str, self)), n=1)
         hint = f" (did you mean {near[0]!r}?)" if near else ""
-        raise KeyError(f"unknown {self.kind} {name!r}{hint}; known: {', '.join(sorted(map(str, self)))}{why}")
+        fam = "".join(f"; or {p}:<{d or 'ARG'}>" for p, (_, d) in self.prefixes.items())
+        raise KeyError(f"unknown {self.kind} {name!r}{hint}; known: {', '.join(sorted(map(str, self)))}{fam}{why}")
     def unknown(self, names)->str|None:
         "None when every name in `names` is registered; else the message to show: each unknown name with the nearest known."
         bad = [n for n in names if not self.knows(n)]
@@ -68,7 +83,7 @@ class Registry(dict):
         "Whether `name` is registered, after importing the providers once if it is not yet."
         if not dict.__contains__(self, name) and self.providers and self.providers not in _LOADED:
             load_providers(self.providers)
-        return dict.__contains__(self, name)
+        return dict.__contains__(self, name) or self._made(name)
     def describe(self, name:str)->str:
         "One line about an entry: its `description` metadata, else its own (or its object's) docstring's first line."
         o = self[name]

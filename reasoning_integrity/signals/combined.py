@@ -14,9 +14,10 @@ from .metrics import grouped_folds, normal_scores, _oof_logit, auroc, fold_auroc
 from .registry import signal, SIGNALS, SignalModels, PairCapWarning
 
 # %% auto #0
-__all__ = ['EXCLUDE', 'COMBINED_K', 'COMBINED_SEED', 'COMBINED_C', 'combined_features', 'step_features', 'rank_normal',
-           'CombinedModel', 'fit_combined', 'combined_predictions', 'combined_models', 'combined_model_table',
-           'permuted_aurocs', 'permuted_control']
+__all__ = ['EXCLUDE', 'COMBINED_K', 'COMBINED_SEED', 'COMBINED_C', 'LEARNED_FEATURES', 'LEARNED_C', 'STRUCTURAL',
+           'combined_features', 'step_features', 'rank_normal', 'CombinedModel', 'missing_name', 'fit_combined',
+           'structure_features', 'combined_predictions', 'combined_models', 'combined_model_table', 'permuted_aurocs',
+           'permuted_control', 'combined_ablation']
 
 # %% ../../nbs/68_combined.ipynb #2c52f492
 EXCLUDE = ("random", "constant", "length", "position")  # no content (random, constant) or added by name (length, position)
@@ -80,7 +81,7 @@ def _logit(model:tuple, X:np.ndarray)->np.ndarray:
 class CombinedModel:
     "A `combined` model of one dataset: transforms, folds, fold models, the model on all of it, and what it was trained on."
     dataset: str  # the dataset it was trained on
-    features: list  # column names: length, position, signals, then `missing:<name>` indicators
+    features: list  # column names: length, position, signals, then the missing-value indicators, named for what they encode (`missing_name`)
     ref: list  # per raw feature: the sorted finite training values (the rank transform's reference)
     median: np.ndarray  # per raw feature: median transformed value (imputation)
     indicator: list  # raw features with a missing-indicator column
@@ -130,6 +131,16 @@ class CombinedModel:
                 f"problem, out of fold")
 
 # %% ../../nbs/68_combined.ipynb #c314f7a9
+def missing_name(name:str,  # the feature whose missing values the indicator marks
+                 miss:np.ndarray,  # (steps,) where it is missing
+                 step:np.ndarray,  # (steps,) each step's index in its chain
+                 last:np.ndarray,  # (steps,) whether it is its chain's last step
+                )->str:
+    "An indicator's name: what it encodes when that is structure (`first_step[missing:x]`), else `missing:x`."
+    for what, flag in (("first_step", step == 0), ("last_step", last), ("first_two_steps", step < 2)):
+        if np.array_equal(miss, flag): return f"{what}[missing:{name}]"
+    return f"missing:{name}"
+
 def fit_combined(chains:Sequence[Chain],  # training chains of one dataset (with `labels`)
                  F:dict[str, np.ndarray],  # chain id -> raw step features (`step_features`)
                  labels:dict[str, np.ndarray],  # chain id -> step labels (1, 0, NaN)
@@ -149,7 +160,9 @@ def fit_combined(chains:Sequence[Chain],  # training chains of one dataset (with
     raw, ref, names = raw[:, keep], [ref[j] for j in keep], [features[j] for j in keep]
     Z = np.column_stack([rank_normal(r, raw[:, j]) for j, r in enumerate(ref)])
     ind = [j for j in range(Z.shape[1]) if np.isnan(Z[:, j]).any()]
-    m = CombinedModel(dataset=chains[0].dataset, features=names + [f"missing:{names[j]}" for j in ind], ref=ref,
+    step = np.concatenate([np.arange(c.n_steps) for c in chains])
+    last = np.concatenate([np.arange(c.n_steps) == c.n_steps - 1 for c in chains])
+    m = CombinedModel(dataset=chains[0].dataset, features=names + [missing_name(names[j], np.isnan(Z[:, j]), step, last) for j in ind], ref=ref,
                       median=np.nanmedian(Z, axis=0), indicator=ind, fold_of={}, fold_models={}, full=None, oof={},
                       n_steps=0, n_pos=0, n_chains=len(chains), n_problems=0, k=k, seed=seed, C=C, label=label)
     X = m.design(raw)
@@ -197,34 +210,47 @@ def _fingerprint(chains, F, L, names, k, seed, C)->str:
     for c in chains: h.update(c.id.encode()); h.update(np.nan_to_num(F[c.id], nan=-1e300).tobytes()); h.update(L[c.id].tobytes())
     return h.hexdigest()
 
+def structure_features(chains:Sequence[Chain],  # the chains of one dataset
+                      )->tuple[dict[str, np.ndarray], list[str]]:
+    "Per chain id, an (n_steps, m) array of what `structure` knows (`signals.validity.STRUCTURE_FEATURES`), and the column names."
+    from reasoning_integrity.signals.validity import length_position, structure_design
+    lp = length_position(chains)
+    ids = [c.id for c in chains for _ in range(c.n_steps)]
+    X, names = structure_design(chains, ids, [i for c in chains for i in range(c.n_steps)])
+    parts = np.split(X, np.cumsum([c.n_steps for c in chains])[:-1]) if chains else []
+    return {c.id: np.column_stack([lp[c.id][0], lp[c.id][1], x]) for c, x in zip(chains, parts)}, ["length", "position", *names]
+
+LEARNED_FEATURES: dict = {}  # kind -> (chains, sc) -> (raw features by chain id, column names): what each learned signal reads
+LEARNED_C: dict = {}  # kind -> inverse L2 penalty, where it is not COMBINED_C
+
 def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
                          sc:SignalModels,  # models of the feature signals; fitted models go to `sc.memo`
                          k:int=COMBINED_K,  # folds
                          seed:int=COMBINED_SEED,  # fold seed
                          C:float=COMBINED_C,  # inverse L2 penalty
                          tasks:dict|None=None,  # dataset -> labels (default: `signals.validity.TASKS`)
+                         kind:str="combined",  # a key of LEARNED_FEATURES: "combined" (length, position, the cheap step signals), "structure", ...
                         )->list[np.ndarray]:
-    "Per chain, the P(wrong) of each step from its dataset's `combined` model (out of fold for the labelled chains)."
+    "Per chain, the P(wrong) of each step from its dataset's `combined` (or `structure`) model (out of fold for the labelled chains)."
     from reasoning_integrity.signals.validity import TASKS, problem_of
     tasks = TASKS if tasks is None else tasks
     out = {c.id: np.full(c.n_steps, np.nan) for c in chains}
     by_ds = {}
     for c in chains: by_ds.setdefault(c.dataset, []).append(c)
     for ds, cs in by_ds.items():
-        names = combined_features(cs, sc)
-        F = step_features(cs, sc, names)
+        F, cols = LEARNED_FEATURES[kind](cs, sc)
+        C = LEARNED_C.get(kind, C)
         train, L = _training(cs, tasks.get(ds, {}))
         y = np.concatenate([L[c.id] for c in train]) if train else np.zeros(0)
         y = y[np.isfinite(y)]
         usable = len(train) and len({problem_of(c) for c in train}) >= 2 and 0 < y.sum() < len(y)
-        cols = ["length", "position", *names]
         if usable:
             fp = _fingerprint(train, F, L, cols, k, seed, C)
-            old = sc.memo.get(("combined", ds))
+            old = sc.memo.get((kind, ds))
             if old is None or old.fingerprint != fp:
-                sc.memo[("combined", ds)] = fit_combined(train, F, L, cols, tasks[ds]["step"], k, seed, C)
-                sc.memo[("combined", ds)].fingerprint = fp
-        m = sc.memo.get(("combined", ds))
+                sc.memo[(kind, ds)] = fit_combined(train, F, L, cols, tasks[ds]["step"], k, seed, C)
+                sc.memo[(kind, ds)].fingerprint = fp
+        m = sc.memo.get((kind, ds))
         if m is None: continue
         new = []
         for c in cs:
@@ -238,6 +264,12 @@ def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
             for c, part in zip(new, np.split(p, np.cumsum([c.n_steps for c in new])[:-1])): out[c.id] = part
     return [out[c.id] for c in chains]
 
+def _combined_features(cs, sc):
+    names = combined_features(cs, sc)
+    return step_features(cs, sc, names), ["length", "position", *names]
+
+LEARNED_FEATURES.update(combined=_combined_features, structure=lambda cs, sc: structure_features(cs))
+
 # %% ../../nbs/68_combined.ipynb #09c7978e
 @signal("combined", "step", family="learned",
         description="learned: out-of-fold P(wrong step) of a logistic regression on length, position and the cheap step "
@@ -246,10 +278,18 @@ def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
                   "to score it (validate_signal or `ri reproduce metric_validity` fit it on labelled chains)")
 def _combined(chains, sc): return combined_predictions(chains, sc)
 
+@signal("structure", "step", family="learned",
+        description="learned baseline: out-of-fold P(wrong step) of a logistic regression on structure alone (length, "
+                    "position, first-step flag, step index, steps in the chain, subset), trained per dataset on its step "
+                    "labels, 5-fold grouped by problem: what a detector gets without reading",
+        undefined="it is learned per labelled dataset and scored out of fold: a chain outside a labelled set has no model "
+                  "to score it (validate_signal or `ri reproduce metric_validity` fit it on labelled chains)")
+def _structure(chains, sc): return combined_predictions(chains, sc, kind="structure")
+
 # %% ../../nbs/68_combined.ipynb #871db848
-def combined_models(sc:SignalModels)->dict[str, CombinedModel]:
-    "The fitted `combined` models in `sc.memo`, by dataset."
-    return {k[1]: v for k, v in sc.memo.items() if isinstance(k, tuple) and len(k) == 2 and k[0] == "combined"
+def combined_models(sc:SignalModels, kind:str="combined")->dict[str, CombinedModel]:
+    "The fitted `combined` (or `structure`) models in `sc.memo`, by dataset."
+    return {k[1]: v for k, v in sc.memo.items() if isinstance(k, tuple) and len(k) == 2 and k[0] == kind
             and isinstance(v, CombinedModel)}
 
 def combined_model_table(sc:SignalModels)->pd.DataFrame:
@@ -317,3 +357,45 @@ def permuted_control(chains:Sequence[Chain],  # labelled chains of any datasets
                          n_steps=real.n_steps, n_pos=real.n_pos, n_problems=real.n_problems, features=", ".join(real.features)))
     return pd.DataFrame(rows, columns=["dataset", "auroc", "perm_mean", "perm_sd", "perm_low", "perm_high", "n_perm", "n_steps",
                                        "n_pos", "n_problems", "features"])
+
+# %% ../../nbs/68_combined.ipynb #d7f19602
+STRUCTURAL = ("length", "position")  # `combined`'s raw features that are structure; indicators named `first_step[...]` etc. are too
+
+def _is_structural(name:str)->bool: return name in STRUCTURAL or name.split("[", 1)[0] in ("first_step", "last_step", "first_two_steps")
+
+def combined_ablation(chains:Sequence[Chain],  # labelled chains of any datasets
+                      sc:SignalModels,  # models of the feature signals
+                      k:int=COMBINED_K,  # folds
+                      seed:int=COMBINED_SEED,  # fold seed
+                      C:float=COMBINED_C,  # inverse L2 penalty
+                      tasks:dict|None=None,  # dataset -> labels (default: `signals.validity.TASKS`)
+                     )->pd.DataFrame:
+    "Per dataset: `combined`'s out-of-fold AUROC with every column, without each one, and with its structure or content columns only."
+    from reasoning_integrity.signals.validity import TASKS, problem_of
+    tasks = TASKS if tasks is None else tasks
+    by_ds, rows = {}, []
+    for c in chains: by_ds.setdefault(c.dataset, []).append(c)
+    for ds, cs in sorted(by_ds.items()):
+        train, L = _training(cs, tasks.get(ds, {}))
+        if len({problem_of(c) for c in train}) < 2: continue
+        names = combined_features(train, sc)
+        F, cols = step_features(train, sc, names), ["length", "position", *names]
+        m = fit_combined(train, F, L, cols, tasks[ds]["step"], k, seed, C)
+        X = m.design(np.vstack([F[c.id] for c in train])[:, [cols.index(n) for n in m.features[:len(m.ref)]]])
+        y = np.concatenate([L[c.id] for c in train]); lab = np.isfinite(y)
+        prob = np.concatenate([[problem_of(c)] * c.n_steps for c in train])
+        Xl, yl, folds = X[lab], y[lab], np.array([m.fold_of[g] for g in prob[lab]])
+        if yl.min(initial=1) == yl.max(initial=0): continue            # one class: no AUROC to take apart
+        structural = np.array([_is_structural(n) for n in m.features])
+        def oof(keep):
+            if not keep.any(): return 0.5
+            z = _oof_logit(Xl[:, keep], yl, folds, C)[0]
+            with np.errstate(over="ignore"): return auroc(1 / (1 + np.exp(-z)), yl)
+        full = oof(np.ones(len(m.features), bool))
+        out = [("all", "every column", "all", full)]
+        out += [("only", "structure columns", "structure", oof(structural)), ("only", "content columns", "content", oof(~structural))]
+        out += [("without", n, "structure" if s else "content", oof(np.arange(len(m.features)) != j))
+                for j, (n, s) in enumerate(zip(m.features, structural))]
+        rows += [dict(dataset=ds, model=a, columns=b, kind=t, oof_auroc=v, delta=v - full, n_steps=m.n_steps, n_pos=m.n_pos)
+                 for a, b, t, v in out]
+    return pd.DataFrame(rows, columns=["dataset", "model", "columns", "kind", "oof_auroc", "delta", "n_steps", "n_pos"])

@@ -396,12 +396,14 @@ def incremental_auroc(signal:Sequence[float],  # (n,) signal values (oriented; N
                       base_pred:Sequence[float]|None=None,  # (n,) base-model out-of-fold logits with these folds
                       return_boot:bool=False,  # also return the bootstrap gains (key "boot")
                       chunk:int=128,  # resamples per vectorised block (memory: ~6 × chunk × n floats)
+                      covariates:np.ndarray|None=None,  # (n, m) more base covariates (`structure`: first step, steps, subset, ...)
                      )->dict:
-    "Out-of-fold AUROC of (length, position, signal) minus that of (length, position), its CI and p; within-decile AUROC."
+    "Out-of-fold AUROC of (length, position[, covariates], signal) minus that of the base model, its CI and p; within-decile AUROC."
     s, l, p = (np.asarray(a, dtype=float) for a in (signal, length, position))
     y, g = np.asarray(labels, dtype=float), _codes(groups)
-    keep = np.isfinite(s) & np.isfinite(l) & np.isfinite(p) & np.isfinite(y)
-    s, l, p, y, g = s[keep], l[keep], p[keep], y[keep], g[keep]
+    X = np.zeros((len(s), 0)) if covariates is None else np.asarray(covariates, dtype=float).reshape(len(s), -1)
+    keep = np.isfinite(s) & np.isfinite(l) & np.isfinite(p) & np.isfinite(y) & np.isfinite(X).all(1)
+    s, l, p, y, g, X = s[keep], l[keep], p[keep], y[keep], g[keep], X[keep]
     inv = _codes(g); G = int(inv.max()) + 1 if len(inv) else 0
     out = dict(base_auroc=np.nan, full_auroc=np.nan, gain=np.nan, gain_ci_low=np.nan, gain_ci_high=np.nan, p=np.nan,
                signal_coef=np.nan, within_length_auroc=np.nan, within_length_ci_low=np.nan, within_length_ci_high=np.nan,
@@ -409,7 +411,7 @@ def incremental_auroc(signal:Sequence[float],  # (n,) signal values (oriented; N
     if return_boot: out["boot"] = np.zeros(0)
     if G < 2 or y.min(initial=1) == y.max(initial=0): return out
     f = grouped_folds(g, k, seed, y) if folds is None else np.asarray(folds)[keep]
-    C = np.c_[normal_scores(l), normal_scores(p)]
+    C = np.c_[normal_scores(l), normal_scores(p), *[normal_scores(x) for x in X.T]]
     zb = np.asarray(base_pred, dtype=float)[keep] if base_pred is not None and keep.all() else _oof_logit(C, y, f, 1.0)[0]
     zf, coef = _oof_logit(np.c_[C, normal_scores(s)], y, f, 1.0)
     dec = length_deciles(l)

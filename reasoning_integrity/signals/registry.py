@@ -423,4 +423,4 @@ def values_by_chain(values:pd.DataFrame,  # `compute_signals` output
     return out
 
 # %% ../../nbs/63_signals.ipynb #7ccd58e1
-from . import content, model, combined  # noqa: E402,F401 (they register)
+from . import content, model, combined, detectors, probe  # noqa: E402,F401 (they register)

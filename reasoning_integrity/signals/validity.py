@@ -18,10 +18,11 @@ from .metrics import (auroc_ci, within_auroc, first_error_predictions, tune_thre
 from .registry import SIGNALS, REDUCERS, SignalModels, compute_signals, orient, spread, limit_for
 
 # %% auto #0
-__all__ = ['TASKS', 'BASELINES', 'INCREMENTAL_COLUMNS', 'VALIDITY_COLUMNS', 'PUBLISHED_PROCESSBENCH', 'PERTURBATION_COLUMNS',
-           'AGREEMENT_COLUMNS', 'COMPARISON_COLUMNS', 'PROFILES', 'step_labels', 'chain_label', 'labelled_frames',
-           'problem_of', 'length_position', 'incremental_validity', 'signal_validity', 'published_processbench_f1',
-           'shifted_references', 'matched_minus_shuffled', 'chain_size', 'perturbation_sensitivity', 'signal_agreement',
+__all__ = ['TASKS', 'BASELINES', 'INCREMENTAL_COLUMNS', 'STRUCTURE_COLUMNS', 'VALIDITY_COLUMNS', 'STRUCTURE_FEATURES',
+           'PUBLISHED_PROCESSBENCH', 'PERTURBATION_COLUMNS', 'AGREEMENT_COLUMNS', 'COMPARISON_COLUMNS', 'PROFILES',
+           'step_labels', 'chain_label', 'labelled_frames', 'problem_of', 'length_position', 'structure_design',
+           'incremental_validity', 'signal_validity', 'published_processbench_f1', 'shifted_references',
+           'matched_minus_shuffled', 'chain_size', 'perturbation_sensitivity', 'signal_agreement',
            'baseline_comparison', 'validity_notes', 'validity_heatmap', 'signal_distributions', 'validity_sets',
            'ValidityReport', 'validate_signal']
 
@@ -36,8 +37,10 @@ TASKS = {  # dataset -> how it is scored: step label (or None), chain label, Pro
 BASELINES = ("random", "position", "length", "constant")
 INCREMENTAL_COLUMNS = ["base_auroc", "incremental_gain", "gain_ci_low", "gain_ci_high", "gain_p", "signal_coef",
                        "within_length_auroc", "within_length_ci_low", "within_length_ci_high"]
+STRUCTURE_COLUMNS = ["structure_auroc", "gain_over_structure", "structure_gain_ci_low", "structure_gain_ci_high",
+                     "structure_gain_p", "structure_signal_coef"]
 VALIDITY_COLUMNS = ["signal", "dataset", "level", "metric", "value", "ci_low", "ci_high", "n", "n_pos", "detail",
-                    "power_mdd", *INCREMENTAL_COLUMNS]
+                    "power_mdd", *INCREMENTAL_COLUMNS, *STRUCTURE_COLUMNS]
 
 # %% ../../nbs/64_validity.ipynb #d066fa55
 def step_labels(chain:Chain,  # a labelled chain
@@ -97,6 +100,24 @@ def length_position(chains:Sequence[Chain],  # chains
     ls, ps = L.fn(list(chains), SignalModels()), P.fn(list(chains), SignalModels())
     return {c.id: (np.asarray(l, dtype=float), np.asarray(q, dtype=float)) for c, l, q in zip(chains, ls, ps)}
 
+STRUCTURE_FEATURES = ("length", "position", "first_step", "step_index", "n_steps", "subset")  # what `structure` knows
+
+def structure_design(chains:Sequence[Chain],  # the chains the items belong to
+                     ids:Sequence[str],  # chain id of each item
+                     steps:Sequence[int]|None=None,  # step index of each item (step level); None: chain level
+                    )->tuple[np.ndarray, list[str]]:
+    "The covariates `structure` adds to length and position, one row per item, and their names."
+    by = {c.id: c for c in chains}
+    sub = np.array([by[i].meta.get("subset", by[i].meta.get("task", "")) for i in ids], dtype=object)
+    cols, names = [], []
+    if steps is not None:
+        st = np.asarray(steps, dtype=float)
+        cols += [(st == 0).astype(float), st]; names += ["first_step", "step_index"]
+    cols.append(np.array([by[i].n_steps for i in ids], dtype=float)); names.append("n_steps")
+    for s in sorted(set(sub))[1:]:                                   # one indicator per subset after the first
+        cols.append((sub == s).astype(float)); names.append(f"subset={s}")
+    return np.column_stack(cols) if len(ids) else np.zeros((0, len(names))), names
+
 _INCREMENTAL: dict = {}
 
 def _content_key(*parts)->str:
@@ -126,6 +147,7 @@ def _incremental(values, chains, tasks, n_boot, seed, k):
             W = g.pivot_table(index=ix, columns="signal", values="x", aggfunc="first")
             y = g.drop_duplicates(ix).set_index(ix).y.reindex(W.index).to_numpy(float)
             cid = W.index.get_level_values(0)
+            st = None
             if level == "step":
                 st = W.index.get_level_values(1)
                 l = np.array([cov[c][0][i] for c, i in zip(cid, st)]); q = np.array([cov[c][1][i] for c, i in zip(cid, st)])
@@ -134,16 +156,24 @@ def _incremental(values, chains, tasks, n_boot, seed, k):
             grp = np.array([prob[c] for c in cid])
             folds = grouped_folds(grp, k, seed, y)
             base = _oof_logit(np.c_[normal_scores(l), normal_scores(q)], y, folds, 1.0)[0]
+            X = structure_design(cs, cid, st if level == "step" else None)[0]     # the `structure` base model
+            sbase = _oof_logit(np.c_[normal_scores(l), normal_scores(q), *[normal_scores(x) for x in X.T]], y, folds, 1.0)[0]
             for sig in W.columns:
-                r = incremental_auroc(W[sig].to_numpy(float), l, q, y, grp, n_boot, seed, k, folds, base, return_boot=True)
+                s = W[sig].to_numpy(float)
+                r = incremental_auroc(s, l, q, y, grp, n_boot, seed, k, folds, base, return_boot=True)
+                t = incremental_auroc(s, l, q, y, grp, n_boot, seed, k, folds, sbase, return_boot=True, covariates=X)
                 rows.append(dict(signal=sig, dataset=ds, level=level, base_auroc=r["base_auroc"], full_auroc=r["full_auroc"],
                                  incremental_gain=r["gain"], gain_ci_low=r["gain_ci_low"], gain_ci_high=r["gain_ci_high"],
                                  gain_p=r["p"], signal_coef=r["signal_coef"], within_length_auroc=r["within_length_auroc"],
                                  within_length_ci_low=r["within_length_ci_low"], within_length_ci_high=r["within_length_ci_high"],
-                                 n=r["n"], n_pos=r["n_pos"], n_groups=r["n_groups"], k=r["k"], boot=r["boot"]))
+                                 n=r["n"], n_pos=r["n_pos"], n_groups=r["n_groups"], k=r["k"], boot=r["boot"],
+                                 structure_auroc=t["base_auroc"], gain_over_structure=t["gain"],
+                                 structure_gain_ci_low=t["gain_ci_low"], structure_gain_ci_high=t["gain_ci_high"],
+                                 structure_gain_p=t["p"], structure_signal_coef=t["signal_coef"], boot_structure=t["boot"]))
     out = pd.DataFrame(rows, columns=["signal", "dataset", "level", "base_auroc", "full_auroc", "incremental_gain",
                                       "gain_ci_low", "gain_ci_high", "gain_p", "signal_coef", "within_length_auroc",
-                                      "within_length_ci_low", "within_length_ci_high", "n", "n_pos", "n_groups", "k", "boot"])
+                                      "within_length_ci_low", "within_length_ci_high", "n", "n_pos", "n_groups", "k", "boot",
+                                      *STRUCTURE_COLUMNS, "boot_structure"])
     if len(_INCREMENTAL) > 8: _INCREMENTAL.clear()
     _INCREMENTAL[key] = out
     return out
@@ -156,8 +186,8 @@ def incremental_validity(values:pd.DataFrame,  # `compute_signals` output
                          seed:int=0,  # fold and bootstrap seed
                          k:int=5,  # folds
                         )->pd.DataFrame:
-    "Per (signal, dataset, level): out-of-fold AUROC gain over (length, position), CI, p, coefficient, within-decile AUROC, n."
-    return _incremental(values, chains, tasks, n_boot, seed, k).drop(columns="boot")
+    "Per (signal, dataset, level): out-of-fold AUROC gain over (length, position) and over `structure`, CI, p, coefficient, within-decile AUROC, n."
+    return _incremental(values, chains, tasks, n_boot, seed, k).drop(columns=["boot", "boot_structure"])
 
 # %% ../../nbs/64_validity.ipynb #f6ec6b40
 def _row(sig, ds, level, metric, r, n_pos=np.nan, detail=""):
@@ -170,7 +200,7 @@ def signal_validity(values:pd.DataFrame,  # `compute_signals` output
                     n_boot:int=2000,  # bootstrap resamples
                     tune_subset:str="gsm8k",  # ProcessBench subset the "tuned" first-error threshold is tuned on
                     first_error:Sequence[str]=("split_half",),  # first-error F1 protocols: "split_half", "tuned"
-                    incremental:bool=True,  # add the incremental-validity columns (length and position)
+                    incremental:bool=True,  # add the incremental-validity columns (over length and position, and over `structure`)
                     seed:int=0,  # split, fold and bootstrap seed of the new columns
                    )->pd.DataFrame:
     "One row per (signal, dataset, level, metric): value, 95 % CI, n, n_pos, detail, power and incremental validity."
@@ -208,7 +238,7 @@ def signal_validity(values:pd.DataFrame,  # `compute_signals` output
         inc = incremental_validity(values, chains, tasks, n_boot, seed).set_index(["signal", "dataset", "level"])
         ix = pd.MultiIndex.from_arrays([out.signal, out.dataset, out.level])
         hit = pooled & ix.isin(inc.index)
-        for col in INCREMENTAL_COLUMNS:
+        for col in INCREMENTAL_COLUMNS + STRUCTURE_COLUMNS:
             out[col] = np.where(hit, inc[col].reindex(ix).to_numpy(float), np.nan)
     return out
 
@@ -424,17 +454,19 @@ def signal_agreement(values:pd.DataFrame,  # `compute_signals` output
 
 # %% ../../nbs/64_validity.ipynb #fd320a47
 COMPARISON_COLUMNS = ["signal", "dataset", "level", "best_baseline", "auroc", "baseline_auroc", "diff", "ci_low", "ci_high",
-                      "n", "beats", "incremental_gain", "gain_p", "gain_p_adj", "gain_ci_low_adj", "signal_coef", "beats_length"]
+                      "n", "beats", "incremental_gain", "gain_p", "gain_p_adj", "gain_ci_low_adj", "signal_coef", "beats_length",
+                      "structure_auroc", "gain_over_structure", "structure_gain_p", "structure_gain_p_adj",
+                      "structure_gain_ci_low_adj", "structure_signal_coef", "beats_structure"]
 
 def baseline_comparison(values:pd.DataFrame,  # `compute_signals` output (baselines included)
                         chains:Sequence[Chain],  # the chains it scored
                         tasks:dict=TASKS,  # dataset -> labels
                         n_boot:int=2000,  # bootstrap resamples
                         baselines:Sequence[str]=BASELINES,  # baseline signals
-                        alpha:float=0.05,  # two-sided family-wise level of `beats_length` (one-sided alpha/2)
+                        alpha:float=0.05,  # two-sided family-wise level of `beats_length` and `beats_structure` (one-sided alpha/2)
                         seed:int=0,  # fold and bootstrap seed of the incremental columns
                        )->pd.DataFrame:
-    "signal, dataset, level, best_baseline, auroc, baseline_auroc, diff, CI, n, beats; incremental gain and beats_length."
+    "signal, dataset, level, best_baseline, auroc, baseline_auroc, diff, CI, n, beats; gains over (length, position) and `structure`, beats_length, beats_structure."
     S, C = labelled_frames(values, chains, tasks)
     S = S[S.dataset.map(lambda d: tasks.get(d, {}).get("step") != "within_chain")]
     rows = []
@@ -456,28 +488,39 @@ def baseline_comparison(values:pd.DataFrame,  # `compute_signals` output (baseli
                                  ci_low=r["ci_low"], ci_high=r["ci_high"], n=r["n"], beats=bool(r["ci_low"] > 0)))
     out = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
     if not len(out): return out
-    out["beats_length"] = False
+    out["beats_length"] = out["beats_structure"] = False
     inc = _incremental(values, chains, tasks, n_boot, seed, 5).set_index(["signal", "dataset", "level"])
     for (ds, level), g in out.groupby(["dataset", "level"]):
-        ix = pd.MultiIndex.from_arrays([g.signal, g.dataset, g.level])
-        r = inc.reindex(ix)
-        p = r.gain_p.to_numpy(float)
-        lv = holm_sidak_levels(p, alpha / 2)
-        lo = np.array([bootstrap_lower_bound(b, a) if isinstance(b, np.ndarray) else np.nan for b, a in zip(r.boot, lv)])
-        out.loc[g.index, "incremental_gain"] = r.incremental_gain.to_numpy(float)
-        out.loc[g.index, "gain_p"] = p
-        out.loc[g.index, "gain_p_adj"] = holm_sidak(p, alpha / 2)
-        out.loc[g.index, "gain_ci_low_adj"] = lo
-        out.loc[g.index, "signal_coef"] = r.signal_coef.to_numpy(float)
-        out.loc[g.index, "beats_length"] = (lo > 0) & (r.signal_coef.to_numpy(float) > 0)
+        r = inc.reindex(pd.MultiIndex.from_arrays([g.signal, g.dataset, g.level]))
+        # each bar its own Holm–Šidák family over the dataset's signals at this level, one-sided alpha/2
+        for pre, gain, boot, beats in (("", "incremental_gain", "boot", "beats_length"),
+                                       ("structure_", "gain_over_structure", "boot_structure", "beats_structure")):
+            p, coef = r[f"{pre}gain_p"].to_numpy(float), r[f"{pre}signal_coef"].to_numpy(float)
+            lv = holm_sidak_levels(p, alpha / 2)
+            lo = np.array([bootstrap_lower_bound(b, a) if isinstance(b, np.ndarray) else np.nan for b, a in zip(r[boot], lv)])
+            out.loc[g.index, gain] = r[gain].to_numpy(float)
+            out.loc[g.index, f"{pre}gain_p"], out.loc[g.index, f"{pre}gain_p_adj"] = p, holm_sidak(p, alpha / 2)
+            out.loc[g.index, f"{pre}gain_ci_low_adj"], out.loc[g.index, f"{pre}signal_coef"] = lo, coef
+            out.loc[g.index, beats] = (lo > 0) & (coef > 0)
+        out.loc[g.index, "structure_auroc"] = r.structure_auroc.to_numpy(float)
     out["beats_length"] = out.beats_length.astype(bool)
+    out["beats_structure"] = out.beats_structure.astype(bool)
     return out
 
 # %% ../../nbs/64_validity.ipynb #9b419b7b
+def _structure_clause(g:pd.DataFrame)->str:
+    "'; structure (AUROC ...): beaten by ...' for one dataset and level of `baseline_comparison`, or ''."
+    if "beats_structure" not in g or not np.isfinite(g.structure_auroc.astype(float)).any(): return ""
+    s = g[g.beats_structure].sort_values("gain_over_structure", ascending=False)
+    return (f"; against structure (length, position, first step, steps, subset; out-of-fold AUROC "
+            f"{np.nanmedian(g.structure_auroc.astype(float)):.3f}): "
+            + (", ".join(f"{r.signal} (+{r.gain_over_structure:.3f})" for r in s.itertuples()) + " add to it (Holm–Šidák)"
+               if len(s) else "no signal adds to it (Holm–Šidák)"))
+
 def validity_notes(comparison:pd.DataFrame,  # `baseline_comparison` output
                    perturbation:pd.DataFrame|None=None,  # `perturbation_sensitivity` output
                   )->list[str]:
-    "Sentences computed from the tables: which signals beat the best baseline where, and which perturbations each sees."
+    "Sentences computed from the tables: which signals beat the best baseline, length and position, and `structure` where, and which perturbations each sees."
     notes = []
     for (ds, level), g in comparison.groupby(["dataset", "level"]):
         win = g[g.beats].sort_values("diff", ascending=False)
@@ -491,7 +534,8 @@ def validity_notes(comparison:pd.DataFrame,  # `baseline_comparison` output
                      + f"; not beaten by {len(g) - len(win)} of {len(g)} signals"
                      + ("; adds to length and position together (Holm–Šidák over the dataset's signals): "
                         + ", ".join(f"{r.signal} (+{r.incremental_gain:.3f})" for r in inc.itertuples())
-                        if len(inc) else "; none adds to length and position together (Holm–Šidák)") + ".")
+                        if len(inc) else "; none adds to length and position together (Holm–Šidák)")
+                     + _structure_clause(g) + ".")
     if perturbation is not None and len(perturbation):
         for (ds,), g in perturbation.groupby(["dataset"]):
             per = g.groupby("signal").agg(k=("agrees", "sum"), n=("agrees", "size"),
