@@ -26,7 +26,7 @@ def combined_features(chains:Sequence[Chain],  # the chains of one dataset
                       sc:SignalModels,  # the models the feature signals may call
                      )->list[str]:
     "Registered step signals used as features for `chains`: cheap (no LLM), not learned, models present, applying to some chain."
-    return [n for n, s in SIGNALS.items() if s.level == "step" and n not in EXCLUDE and s.family != "learned"
+    return [n for n, s in SIGNALS.items() if s.level == "step" and n not in EXCLUDE and s.family not in ("learned", "detector")
             and "llm" not in s.models and all(sc.has(m) for m in s.models) and any(s.applies(c) for c in chains)]
 
 def step_features(chains:Sequence[Chain],  # the chains of one dataset

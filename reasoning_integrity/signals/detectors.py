@@ -17,14 +17,14 @@ from .registry import SIGNALS, Signal, SignalModels
 __all__ = ['PRM_OPTIONS', 'parse_spec', 'prm_scores', 'prm_signal', 'critic_values', 'critic_scores', 'critic_signal']
 
 # %% ../../nbs/67a_detectors.ipynb #ea10113b
-def parse_spec(arg:str,  # '<path, id or llm spec>[#key=value,...]'
+def parse_spec(arg:str,  # '<path, id or llm spec>[#key=value&...]'
                allowed:Sequence[str]=(),  # option names accepted (others: ValueError)
               )->tuple[str, dict]:
     "(target, options) of a detector spec; option values are Python literals where they parse, else strings."
     target, _, rest = str(arg).partition("#")
     if not target.strip(): raise ValueError(f"no model in spec {arg!r}")
     opts = {}
-    for kv in filter(None, (p.strip() for p in rest.split(","))):
+    for kv in filter(None, (p.strip() for p in rest.split("&"))):
         k, eq, v = kv.partition("=")
         if not eq: raise ValueError(f"option {kv!r} in {arg!r} is not key=value")
         try: opts[k.strip()] = ast.literal_eval(v.strip())
@@ -40,7 +40,7 @@ def _prm_store()->ArrayStore: return ArrayStore(cache_dir("prm")/"prm.sqlite", "
 
 def prm_scores(chains:Sequence[Chain],  # chains to score
                sc:SignalModels,  # holds the loaded PRM (`memo`) between calls
-               spec:str,  # '<folder or hub id>[#kind=...,trust_remote_code=...,max_length=...,device=...]'
+               spec:str,  # '<folder or hub id>[#kind=...&trust_remote_code=...&max_length=...&device=...]'
                store:ArrayStore|None=None,  # disk cache; None: `cache_dir('prm')/prm.sqlite`
               )->list[np.ndarray]:
     "P(step correct) per step of each chain from the PRM of `spec`; cached on disk, the model loaded only for a miss."
@@ -68,7 +68,7 @@ def prm_signal(spec:str,  # what follows 'prm:'
                   description=f"process reward model {path}: P(step is correct) given the question and the steps so far",
                   undefined="the step lies past the PRM's context (max_length)")
 
-SIGNALS.prefix("prm", prm_signal, "a PRM folder or hub id[#kind=...,trust_remote_code=True,max_length=...]")
+SIGNALS.prefix("prm", prm_signal, "a PRM folder or hub id[#kind=...&trust_remote_code=True&max_length=...]")
 
 # %% ../../nbs/67a_detectors.ipynb #be0d9eaa
 def critic_values(n_steps:int,  # steps of the chain
