@@ -8,6 +8,7 @@ import difflib, inspect, warnings
 from importlib.metadata import entry_points
 from typing import Any, Callable
 import pandas as pd
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['PROVIDERS', 'PROVIDER_ERRORS', 'load_providers', 'Registry', 'components']
@@ -52,19 +53,6 @@ class Registry(dict):
             return o
         return _add if obj is None else _add(obj)
     def __setitem__(self, name, obj): self.register(name, obj)
-    def prefix(self, prefix:str, # the part before ':', e.g. 'prm'
-               factory:Callable, # ARG -> the entry for the name 'prefix:ARG'
-               description:str="", # one line: what ARG is, for listings
-              ):
-        "Names `prefix:ARG` become entries on first use, made by `factory(ARG)` (a family of components, one per argument)."
-        self.prefixes[prefix] = (factory, description)
-    def _made(self, name)->bool:
-        "Make the entry of a `prefix:ARG` name whose prefix is registered; whether it did."
-        if not isinstance(name, str) or ":" not in name or name.split(":", 1)[0] not in self.prefixes: return False
-        p, arg = name.split(":", 1)
-        self.register(name, self.prefixes[p][0](arg), made_by=p)
-        return True
-    def __contains__(self, name): return dict.__contains__(self, name) or (isinstance(name, str) and ":" in name and self.knows(name))
     def __missing__(self, name):
         if self.knows(name): return dict.__getitem__(self, name)
         failed = load_providers(self.providers) if self.providers else {}
@@ -91,11 +79,6 @@ class Registry(dict):
         d = (self.meta.get(name, {}).get("description") or getattr(o, "description", None)
              or (inspect.getdoc(o) if callable(o) else None) or "")
         return str(d).strip().split("\n")[0]
-    def table(self)->pd.DataFrame:
-        "kind, name, description and metadata of every entry, in registration order."
-        rows = [dict(kind=self.kind, name=n, description=self.describe(n),
-                     **{k: v for k, v in self.meta.get(n, {}).items() if k != "description"}) for n in self]
-        return pd.DataFrame(rows, columns=None if rows else ["kind", "name", "description"])
 
 def components(kinds:list[str]|None=None, # registry kinds to list (None: all)
                load:bool=True, # import the providers first, so that every installed component is listed
@@ -105,3 +88,28 @@ def components(kinds:list[str]|None=None, # registry kinds to list (None: all)
     regs = [r for k, r in Registry.ALL.items() if kinds is None or k in kinds]
     return pd.concat([r.table()[["kind", "name", "description"]] for r in regs], ignore_index=True) if regs else \
         pd.DataFrame(columns=["kind", "name", "description"])
+
+# %% ../../nbs/04_registry.ipynb #a86322c2
+@patch
+def prefix(self:Registry, prefix:str, # the part before ':', e.g. 'prm'
+           factory:Callable, # ARG -> the entry for the name 'prefix:ARG'
+           description:str="", # one line: what ARG is, for listings
+          ):
+    "Names `prefix:ARG` become entries on first use, made by `factory(ARG)` (a family of components, one per argument)."
+    self.prefixes[prefix] = (factory, description)
+@patch
+def _made(self:Registry, name)->bool:
+    "Make the entry of a `prefix:ARG` name whose prefix is registered; whether it did."
+    if not isinstance(name, str) or ":" not in name or name.split(":", 1)[0] not in self.prefixes: return False
+    p, arg = name.split(":", 1)
+    self.register(name, self.prefixes[p][0](arg), made_by=p)
+    return True
+@patch
+def __contains__(self:Registry, name): return dict.__contains__(self, name) or (isinstance(name, str) and ":" in name and self.knows(name))
+
+@patch
+def table(self:Registry)->pd.DataFrame:
+    "kind, name, description and metadata of every entry, in registration order."
+    rows = [dict(kind=self.kind, name=n, description=self.describe(n),
+                 **{k: v for k, v in self.meta.get(n, {}).items() if k != "description"}) for n in self]
+    return pd.DataFrame(rows, columns=None if rows else ["kind", "name", "description"])

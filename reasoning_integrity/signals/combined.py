@@ -11,13 +11,12 @@ import numpy as np
 import pandas as pd
 from .chains import Chain
 from .metrics import grouped_folds, normal_scores, _oof_logit, auroc, fold_auroc
-from .registry import signal, SIGNALS, SignalModels, PairCapWarning
+from .registry import signal, SIGNALS, SignalModels, PairCapWarning, LEARNED_FEATURES, LEARNED_C
 
 # %% auto #0
-__all__ = ['EXCLUDE', 'COMBINED_K', 'COMBINED_SEED', 'COMBINED_C', 'LEARNED_FEATURES', 'LEARNED_C', 'STRUCTURAL',
-           'combined_features', 'step_features', 'rank_normal', 'CombinedModel', 'missing_name', 'fit_combined',
-           'structure_features', 'combined_predictions', 'combined_models', 'combined_model_table', 'permuted_aurocs',
-           'permuted_control', 'combined_ablation']
+__all__ = ['EXCLUDE', 'COMBINED_K', 'COMBINED_SEED', 'COMBINED_C', 'STRUCTURAL', 'combined_features', 'step_features',
+           'rank_normal', 'CombinedModel', 'missing_name', 'fit_combined', 'structure_features', 'combined_predictions',
+           'combined_models', 'combined_model_table', 'permuted_aurocs', 'permuted_control', 'combined_ablation']
 
 # %% ../../nbs/68_combined.ipynb #2c52f492
 EXCLUDE = ("random", "constant", "length", "position")  # no content (random, constant) or added by name (length, position)
@@ -190,6 +189,23 @@ def fit_combined(chains:Sequence[Chain],  # training chains of one dataset (with
     m.oof_auroc = auroc(p[lab], yl)
     return m
 
+# %% ../../nbs/68_combined.ipynb #63c795dd
+def structure_features(chains:Sequence[Chain],  # the chains of one dataset
+                      )->tuple[dict[str, np.ndarray], list[str]]:
+    "Per chain id, an (n_steps, m) array of what `structure` knows (`signals.validity.STRUCTURE_FEATURES`), and the column names."
+    from reasoning_integrity.signals.validity import length_position, structure_design
+    lp = length_position(chains)
+    ids = [c.id for c in chains for _ in range(c.n_steps)]
+    X, names = structure_design(chains, ids, [i for c in chains for i in range(c.n_steps)])
+    parts = np.split(X, np.cumsum([c.n_steps for c in chains])[:-1]) if chains else []
+    return {c.id: np.column_stack([lp[c.id][0], lp[c.id][1], x]) for c, x in zip(chains, parts)}, ["length", "position", *names]
+
+def _combined_features(cs, sc):
+    names = combined_features(cs, sc)
+    return step_features(cs, sc, names), ["length", "position", *names]
+
+LEARNED_FEATURES.update(combined=_combined_features, structure=lambda cs, sc: structure_features(cs))
+
 # %% ../../nbs/68_combined.ipynb #e8c22137
 COMBINED_K, COMBINED_SEED, COMBINED_C = 5, 0, 1.0  # folds, fold seed, inverse L2 penalty of the registered signal
 
@@ -209,19 +225,6 @@ def _fingerprint(chains, F, L, names, k, seed, C)->str:
     h = hashlib.sha256(repr((names, k, seed, C)).encode())
     for c in chains: h.update(c.id.encode()); h.update(np.nan_to_num(F[c.id], nan=-1e300).tobytes()); h.update(L[c.id].tobytes())
     return h.hexdigest()
-
-def structure_features(chains:Sequence[Chain],  # the chains of one dataset
-                      )->tuple[dict[str, np.ndarray], list[str]]:
-    "Per chain id, an (n_steps, m) array of what `structure` knows (`signals.validity.STRUCTURE_FEATURES`), and the column names."
-    from reasoning_integrity.signals.validity import length_position, structure_design
-    lp = length_position(chains)
-    ids = [c.id for c in chains for _ in range(c.n_steps)]
-    X, names = structure_design(chains, ids, [i for c in chains for i in range(c.n_steps)])
-    parts = np.split(X, np.cumsum([c.n_steps for c in chains])[:-1]) if chains else []
-    return {c.id: np.column_stack([lp[c.id][0], lp[c.id][1], x]) for c, x in zip(chains, parts)}, ["length", "position", *names]
-
-LEARNED_FEATURES: dict = {}  # kind -> (chains, sc) -> (raw features by chain id, column names): what each learned signal reads
-LEARNED_C: dict = {}  # kind -> inverse L2 penalty, where it is not COMBINED_C
 
 def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
                          sc:SignalModels,  # models of the feature signals; fitted models go to `sc.memo`
@@ -263,12 +266,6 @@ def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
             p = m.predict_rows(raw, np.concatenate([[problem_of(c)] * c.n_steps for c in new]))
             for c, part in zip(new, np.split(p, np.cumsum([c.n_steps for c in new])[:-1])): out[c.id] = part
     return [out[c.id] for c in chains]
-
-def _combined_features(cs, sc):
-    names = combined_features(cs, sc)
-    return step_features(cs, sc, names), ["length", "position", *names]
-
-LEARNED_FEATURES.update(combined=_combined_features, structure=lambda cs, sc: structure_features(cs))
 
 # %% ../../nbs/68_combined.ipynb #09c7978e
 @signal("combined", "step", family="learned",

@@ -440,6 +440,7 @@ def incremental_auroc(signal:Sequence[float],  # (n,) signal values (oriented; N
     if return_boot: out["boot"] = gb
     return out
 
+# %% ../../nbs/61_validity_metrics.ipynb #de00a84a
 def bootstrap_p(boot:Sequence[float],  # bootstrap replicates of a difference
                )->float:
     "One-sided bootstrap p of 'difference ≤ 0': (1 + #{Δ*_b ≤ 0}) / (B + 1); NaN without replicates."

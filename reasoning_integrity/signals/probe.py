@@ -8,9 +8,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from .chains import Chain
-from .registry import signal, SignalModels, _unit
-from .combined import (LEARNED_FEATURES, LEARNED_C, structure_features, combined_predictions,
-                                                  fit_combined, _training, COMBINED_K, COMBINED_SEED)
+from .registry import signal, SignalModels, _unit, LEARNED_FEATURES, LEARNED_C
+from . import combined as _combined   # a module, so that importing either first works
 
 # %% auto #0
 __all__ = ['PROBE_C', 'probe_features', 'probe_evaluations']
@@ -22,7 +21,7 @@ def probe_features(chains:Sequence[Chain],  # chains of one dataset
                    sc:SignalModels,  # `sc.emb` embeds (its cache answers what embedding_drift already asked)
                   )->tuple[dict[str, np.ndarray], list[str]]:
     "Per chain id, an (n_steps, m) array: structure, cos(step, previous), cos(step, question), e(step), e(previous), e(question)."
-    S, snames = structure_features(chains)
+    S, snames = _combined.structure_features(chains)
     texts = list(dict.fromkeys(t for c in chains for t in [*([c.question] if c.question else []), *c.steps]))
     vec = dict(zip(texts, _unit(sc.emb(texts)))) if texts else {}
     d = len(next(iter(vec.values()))) if vec else 0
@@ -44,17 +43,18 @@ LEARNED_C["embedding_probe"] = PROBE_C
                     "step before and the question, plus structure; trained per dataset on its step labels, 5-fold grouped by problem",
         undefined="it is learned per labelled dataset and scored out of fold: a chain outside a labelled set has no model "
                   "to score it (`probe_evaluations` applies the ProcessBench model to other data)")
-def _embedding_probe(chains, sc): return combined_predictions(chains, sc, kind="embedding_probe")
+def _embedding_probe(chains, sc): return _combined.combined_predictions(chains, sc, kind="embedding_probe")
 
 # %% ../../nbs/68a_probe.ipynb #6d77fcf1
 def _fit_on(chains, sc, tasks, kind):
     "The model of `kind` fitted on all of `chains`' labelled steps (None when they hold one class)."
-    train, L = _training(chains, tasks.get(chains[0].dataset, {}) if chains else {})
+    train, L = _combined._training(chains, tasks.get(chains[0].dataset, {}) if chains else {})
     if not train: return None
     y = np.concatenate([L[c.id] for c in train]); y = y[np.isfinite(y)]
     if not 0 < y.sum() < len(y): return None
     F, cols = LEARNED_FEATURES[kind](train, sc)
-    return fit_combined(train, F, L, cols, tasks[train[0].dataset]["step"], COMBINED_K, COMBINED_SEED, LEARNED_C.get(kind, 1.0)), cols
+    return _combined.fit_combined(train, F, L, cols, tasks[train[0].dataset]["step"], _combined.COMBINED_K, _combined.COMBINED_SEED,
+                                  LEARNED_C.get(kind, _combined.COMBINED_C)), cols
 
 def _apply(model, cols, chains, sc, kind):
     "P(wrong) of every step of `chains` by the full model (no fold: none of them was trained on)."

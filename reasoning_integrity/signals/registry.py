@@ -14,9 +14,9 @@ from ..lines.alignment.score import normalise_step, alignment_score, align_chain
 from ..core.registry import Registry
 
 # %% auto #0
-__all__ = ['SIGNALS', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS', 'ALIGNMENT_SIGNALS', 'Signal', 'signal', 'PairCapWarning',
-           'SignalModels', 'spread', 'stratified', 'limit_for', 'compute_signals', 'orient', 'signal_table',
-           'values_by_chain']
+__all__ = ['SIGNALS', 'LEARNED_FEATURES', 'LEARNED_C', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS', 'ALIGNMENT_SIGNALS', 'Signal',
+           'signal', 'PairCapWarning', 'SignalModels', 'spread', 'stratified', 'limit_for', 'compute_signals', 'orient',
+           'signal_table', 'values_by_chain']
 
 # %% ../../nbs/63_signals.ipynb #e3ec8ce8
 @dataclass(frozen=True)
@@ -46,6 +46,8 @@ class Signal:
         return chain.n_steps > 0
 
 SIGNALS: Registry = Registry("signal", "chain and step signals: what validate_signal, score_chain and ri score compute")
+LEARNED_FEATURES: dict = {}  # learned signal kind -> (chains, models) -> (raw step features by chain id, column names) (`signals.combined`)
+LEARNED_C: dict = {}  # learned signal kind -> inverse L2 penalty, where it is not `combined`'s
 REDUCERS = {"max": np.nanmax, "mean": np.nanmean, "sum": np.nansum, "min": np.nanmin}
 
 def signal(name:str,  # registry key
@@ -423,4 +425,4 @@ def values_by_chain(values:pd.DataFrame,  # `compute_signals` output
     return out
 
 # %% ../../nbs/63_signals.ipynb #7ccd58e1
-from . import content, model, combined, detectors, probe  # noqa: E402,F401 (they register)
+from . import content, model, combined, detectors, probe, shortcuts  # noqa: E402,F401 (they register)

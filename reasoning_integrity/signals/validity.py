@@ -20,7 +20,7 @@ from .registry import SIGNALS, REDUCERS, SignalModels, compute_signals, orient, 
 # %% auto #0
 __all__ = ['TASKS', 'BASELINES', 'INCREMENTAL_COLUMNS', 'STRUCTURE_COLUMNS', 'VALIDITY_COLUMNS', 'STRUCTURE_FEATURES',
            'PUBLISHED_PROCESSBENCH', 'PERTURBATION_COLUMNS', 'AGREEMENT_COLUMNS', 'COMPARISON_COLUMNS', 'PROFILES',
-           'step_labels', 'chain_label', 'labelled_frames', 'problem_of', 'length_position', 'structure_design',
+           'step_labels', 'chain_label', 'labelled_frames', 'structure_design', 'problem_of', 'length_position',
            'incremental_validity', 'signal_validity', 'published_processbench_f1', 'shifted_references',
            'matched_minus_shuffled', 'chain_size', 'perturbation_sensitivity', 'signal_agreement',
            'baseline_comparison', 'validity_notes', 'validity_heatmap', 'signal_distributions', 'validity_sets',
@@ -88,18 +88,7 @@ def labelled_frames(values:pd.DataFrame,  # `compute_signals` output
     chs = v[v.level == "chain"].merge(C, on="chain_id")
     return steps, chs
 
-# %% ../../nbs/64_validity.ipynb #357f627e
-def problem_of(chain:Chain)->str:
-    "The problem a chain answers (dataset and question; the chain id when it has no question): unit of folds and resamples."
-    return f"{chain.dataset}|{chain.question}" if chain.question else f"id|{chain.id}"
-
-def length_position(chains:Sequence[Chain],  # chains
-                   )->dict[str, tuple[np.ndarray, np.ndarray]]:
-    "Per chain id, the registered `length` and `position` signals' step values (characters, i/n)."
-    L, P = SIGNALS["length"], SIGNALS["position"]
-    ls, ps = L.fn(list(chains), SignalModels()), P.fn(list(chains), SignalModels())
-    return {c.id: (np.asarray(l, dtype=float), np.asarray(q, dtype=float)) for c, l, q in zip(chains, ls, ps)}
-
+# %% ../../nbs/64_validity.ipynb #ec1b2d37
 STRUCTURE_FEATURES = ("length", "position", "first_step", "step_index", "n_steps", "subset")  # what `structure` knows
 
 def structure_design(chains:Sequence[Chain],  # the chains the items belong to
@@ -118,6 +107,18 @@ def structure_design(chains:Sequence[Chain],  # the chains the items belong to
         cols.append((sub == s).astype(float)); names.append(f"subset={s}")
     return np.column_stack(cols) if len(ids) else np.zeros((0, len(names))), names
 
+# %% ../../nbs/64_validity.ipynb #357f627e
+def problem_of(chain:Chain)->str:
+    "The problem a chain answers (dataset and question; the chain id when it has no question): unit of folds and resamples."
+    return f"{chain.dataset}|{chain.question}" if chain.question else f"id|{chain.id}"
+
+def length_position(chains:Sequence[Chain],  # chains
+                   )->dict[str, tuple[np.ndarray, np.ndarray]]:
+    "Per chain id, the registered `length` and `position` signals' step values (characters, i/n)."
+    L, P = SIGNALS["length"], SIGNALS["position"]
+    ls, ps = L.fn(list(chains), SignalModels()), P.fn(list(chains), SignalModels())
+    return {c.id: (np.asarray(l, dtype=float), np.asarray(q, dtype=float)) for c, l, q in zip(chains, ls, ps)}
+
 _INCREMENTAL: dict = {}
 
 def _content_key(*parts)->str:
@@ -129,6 +130,7 @@ def _content_key(*parts)->str:
         else: h.update(repr(x).encode())
     return h.hexdigest()
 
+# %% ../../nbs/64_validity.ipynb #eee20c62
 def _incremental(values, chains, tasks, n_boot, seed, k):
     "incremental_validity rows with the bootstrap gains (column `boot`), memoised."
     S, C = labelled_frames(values, chains, tasks)
