@@ -150,6 +150,7 @@ def fit_combined(chains:Sequence[Chain],  # training chains of one dataset (with
                  C:float=1.0,  # inverse L2 penalty
                  permute:int|None=None,  # shuffle the labels with this seed (the control), folds unchanged
                  fold_of:dict|None=None,  # problem -> fold to use (default: `grouped_folds` on the labelled steps)
+                 oof:bool=True,  # False: only the model on all the data (`full`; no fold models, no out-of-fold values)
                 )->CombinedModel:
     "The out-of-fold `CombinedModel` of one dataset: rank-normal features, grouped folds, `_oof_logit` and refitted fold models."
     from reasoning_integrity.signals.validity import problem_of
@@ -175,8 +176,10 @@ def fit_combined(chains:Sequence[Chain],  # training chains of one dataset (with
     if (per_problem > 1).any(): raise AssertionError(f"a problem in two folds: {per_problem[per_problem > 1].index[0]!r}")
     if permute is not None: yl = np.random.default_rng(permute).permutation(yl)
     m.fold_of = {g: int(f) for g, f in zip(gl, folds)}
-    m.fold_models = {int(f): _fit_logit(Xl[folds != f], yl[folds != f], C) for f in np.unique(folds)}
     m.full = _fit_logit(Xl, yl, C)
+    m.n_steps, m.n_pos, m.n_problems = int(lab.sum()), int(yl.sum()), len(set(gl))
+    if not oof: return m
+    m.fold_models = {int(f): _fit_logit(Xl[folds != f], yl[folds != f], C) for f in np.unique(folds)}
     z = np.full(len(y), np.nan)
     fold_row = np.array([m.fold_of.get(g, -1) for g in prob])
     for f, mod in [*m.fold_models.items(), (-1, m.full)]:              # unlabelled steps: their problem's fold model
@@ -185,7 +188,7 @@ def fit_combined(chains:Sequence[Chain],  # training chains of one dataset (with
     z[lab] = _oof_logit(Xl, yl, folds, C)[0]                           # the labelled steps: the tables' estimator
     with np.errstate(over="ignore"): p = 1 / (1 + np.exp(-z))        # exp overflow: P = 0
     for i, c in enumerate(chains): m.oof[c.id] = p[row == i]
-    m.n_steps, m.n_pos, m.n_problems, m.k = int(lab.sum()), int(yl.sum()), len(set(gl)), int(len(np.unique(folds)))
+    m.k = int(len(np.unique(folds)))
     m.oof_auroc = auroc(p[lab], yl)
     return m
 

@@ -54,7 +54,7 @@ def _fit_on(chains, sc, tasks, kind):
     if not 0 < y.sum() < len(y): return None
     F, cols = LEARNED_FEATURES[kind](train, sc)
     return _combined.fit_combined(train, F, L, cols, tasks[train[0].dataset]["step"], _combined.COMBINED_K, _combined.COMBINED_SEED,
-                                  LEARNED_C.get(kind, _combined.COMBINED_C)), cols
+                                  LEARNED_C.get(kind, _combined.COMBINED_C), oof=False), cols
 
 def _apply(model, cols, chains, sc, kind):
     "P(wrong) of every step of `chains` by the full model (no fold: none of them was trained on)."
