@@ -129,7 +129,7 @@ class CombinedModel:
                 f"{self.n_pos:,} wrong, of {self.n_chains:,} chains from {self.n_problems:,} problems), {self.k}-fold grouped by "
                 f"problem, out of fold")
 
-# %% ../../nbs/68_combined.ipynb #c314f7a9
+# %% ../../nbs/68_combined.ipynb #6f5aaa73
 def missing_name(name:str,  # the feature whose missing values the indicator marks
                  miss:np.ndarray,  # (steps,) where it is missing
                  step:np.ndarray,  # (steps,) each step's index in its chain
@@ -140,6 +140,7 @@ def missing_name(name:str,  # the feature whose missing values the indicator mar
         if np.array_equal(miss, flag): return f"{what}[missing:{name}]"
     return f"missing:{name}"
 
+# %% ../../nbs/68_combined.ipynb #c314f7a9
 def fit_combined(chains:Sequence[Chain],  # training chains of one dataset (with `labels`)
                  F:dict[str, np.ndarray],  # chain id -> raw step features (`step_features`)
                  labels:dict[str, np.ndarray],  # chain id -> step labels (1, 0, NaN)

@@ -186,9 +186,7 @@ def shortcut_battery(chains:Sequence[Chain],  # labelled chains of one or more d
             lo, hi = bootstrap_ci(d, n_boot=n_boot, seed=seed)
             q = length_adjusted_change(b, a, np.array(Lb), np.array(La), 1, n_boot, seed)
             sd = float(np.nanstd([sign * x for (s, _), v in orig.items() if s == n for x in v]))
-            # moved: the score changed (CI of the raw change excludes 0) and not by what the change of length predicts
-            # (the length-adjusted CI excludes 0 on the same side); a signal that did not move never 'moves' by adjustment
-            moves = bool(np.isfinite(q["ci_low"]) and ((lo > 0 and q["ci_low"] > 0) or (hi < 0 and q["ci_high"] < 0)))
+            moves = bool(np.isfinite(q["ci_low"]) and ((lo > 0 and q["ci_low"] > 0) or (hi < 0 and q["ci_high"] < 0)))  # raw and beyond length
             yb_, xb_, xa_ = np.array(yb), np.array(xb), np.array(xa)
             ok = np.isfinite(xb_) & np.isfinite(xa_)
             au0 = auroc(xb_[ok], yb_[ok]) if ok.any() and 0 < yb_[ok].sum() < ok.sum() else np.nan
