@@ -92,8 +92,8 @@ def critic_scores(chains:Sequence[Chain],  # chains to judge
                  )->list[np.ndarray]:
     "Per chain, the critic's step values (`critic_values`) from the official DeltaBench or ProcessBench prompt."
     from reasoning_integrity.lines.long_cot.critic import run_pb_critic, run_delta_critic
-    llm = sc.llm if not spec else sc.cached(("critic_llm", spec), lambda: __import__(
-        "reasoning_integrity.models.llm", fromlist=["get_llm"]).get_llm(spec))
+    from reasoning_integrity.models.llm import get_llm
+    llm = sc.llm if not spec else sc.cached(("critic_llm", spec), lambda: get_llm(spec))
     if llm is None: raise ValueError("critic: with no LLM spec needs SignalModels(llm=...)")
     delta = [c for c in chains if c.dataset == "deltabench"]; pb = [c for c in chains if c.dataset != "deltabench"]
     out, probs = {}, sc.memo.setdefault("critic_problems", {})

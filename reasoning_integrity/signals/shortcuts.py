@@ -167,6 +167,7 @@ def shortcut_battery(chains:Sequence[Chain],  # labelled chains of one or more d
     rows = []
     for n in names:
         sign = SIGNALS[n].sign
+        sd = float(np.nanstd([sign * x for (s, _), v in orig.items() if s == n for x in v]))   # the signal's spread, unedited
         for (ds, e, kind), grp in pd.DataFrame([dict(i=k, ds=c.dataset, e=e, kind=kind) for k, (c, _, e, kind, _, _) in enumerate(items)]
                                                ).groupby(["ds", "e", "kind"]) if items else []:
             b, a, Lb, La, yb, ya, xb, xa, gb = [], [], [], [], [], [], [], [], []
@@ -185,7 +186,6 @@ def shortcut_battery(chains:Sequence[Chain],  # labelled chains of one or more d
             d = np.array(a) - np.array(b)
             lo, hi = bootstrap_ci(d, n_boot=n_boot, seed=seed)
             q = length_adjusted_change(b, a, np.array(Lb), np.array(La), 1, n_boot, seed)
-            sd = float(np.nanstd([sign * x for (s, _), v in orig.items() if s == n for x in v]))
             moves = bool(np.isfinite(q["ci_low"]) and ((lo > 0 and q["ci_low"] > 0) or (hi < 0 and q["ci_high"] < 0)))  # raw and beyond length
             yb_, xb_, xa_ = np.array(yb), np.array(xb), np.array(xa)
             ok = np.isfinite(xb_) & np.isfinite(xa_)
