@@ -40,13 +40,13 @@ def file_sha256(path:str|Path)->str:
         for b in iter(lambda: f.read(1 << 20), b""): h.update(b)
     return h.hexdigest()
 
-def resolve_signals(signals:str|Sequence[str]|None,  # None: the defaults; 'all'; or names (a comma-separated string)
+def resolve_signals(signals:str|Sequence[str]|None,  # None: the defaults; 'all' (every signal but random, constant, the learned and the detector ones); or names (comma-separated)
                     llm:bool=False,  # a model is given: add the LLM signals to the defaults
                    )->list[str]:
     "The signal names a run computes, checked against the registry."
     from reasoning_integrity.signals.registry import SIGNALS
     if signals is None: names = list(DEFAULT_SIGNALS) + (list(LLM_SIGNALS) if llm else [])
-    elif signals == "all": names = [s for s in SIGNALS if s not in ("constant", "random", "combined")]
+    elif signals == "all": names = [s for s, v in SIGNALS.items() if s not in ("constant", "random") and v.family not in ("learned", "detector")]
     else: names = [s.strip() for s in (signals.split(",") if isinstance(signals, str) else signals) if s.strip()]
     if (msg := SIGNALS.unknown(names)): raise ValueError(msg)   # with the nearest name: `lenght` -> did you mean 'length'?
     return list(dict.fromkeys(names))
