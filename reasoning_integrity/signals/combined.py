@@ -15,8 +15,9 @@ from .registry import signal, SIGNALS, SignalModels, PairCapWarning, LEARNED_FEA
 
 # %% auto #0
 __all__ = ['EXCLUDE', 'COMBINED_K', 'COMBINED_SEED', 'COMBINED_C', 'STRUCTURAL', 'combined_features', 'step_features',
-           'rank_normal', 'CombinedModel', 'missing_name', 'fit_combined', 'structure_features', 'combined_predictions',
-           'combined_models', 'combined_model_table', 'permuted_aurocs', 'permuted_control', 'combined_ablation']
+           'rank_normal', 'CombinedModel', 'missing_name', 'fit_combined', 'structure_features', 'predict_chains',
+           'combined_predictions', 'combined_models', 'combined_model_table', 'permuted_aurocs', 'permuted_control',
+           'combined_ablation']
 
 # %% ../../nbs/68_combined.ipynb #2c52f492
 EXCLUDE = ("random", "constant", "length", "position")  # no content (random, constant) or added by name (length, position)
@@ -210,6 +211,21 @@ def _combined_features(cs, sc):
 
 LEARNED_FEATURES.update(combined=_combined_features, structure=lambda cs, sc: structure_features(cs))
 
+# %% ../../nbs/68_combined.ipynb #f3f844ab
+def predict_chains(m:CombinedModel,  # a fitted model
+                   F:dict[str, np.ndarray],  # chain id -> raw step features
+                   cols:Sequence[str],  # names of F's columns (a model feature missing from them: NaN, imputed)
+                   chains:Sequence[Chain],  # the chains to score
+                   problems:Sequence|None=None,  # each chain's problem (its fold model); None: the model on all the data
+                  )->dict[str, np.ndarray]:
+    "P(wrong) of every step of `chains`, by chain id: one design matrix, each row scored by `predict_rows`."
+    at = {n: j for j, n in enumerate(cols)}
+    raw = np.vstack([np.column_stack([F[c.id][:, at[n]] if n in at else np.full(c.n_steps, np.nan)
+                                      for n in m.features[:len(m.ref)]]) for c in chains])
+    pr = problems if problems is not None else [None] * len(chains)
+    p = m.predict_rows(raw, np.concatenate([[q] * c.n_steps for c, q in zip(chains, pr)]))
+    return dict(zip([c.id for c in chains], np.split(p, np.cumsum([c.n_steps for c in chains])[:-1])))
+
 # %% ../../nbs/68_combined.ipynb #e8c22137
 COMBINED_K, COMBINED_SEED, COMBINED_C = 5, 0, 1.0  # folds, fold seed, inverse L2 penalty of the registered signal
 
@@ -263,12 +279,7 @@ def combined_predictions(chains:Sequence[Chain],  # chains of any datasets
         for c in cs:
             if c.id in m.oof and len(m.oof[c.id]) == c.n_steps and c.meta.get("perturbation") is None: out[c.id] = m.oof[c.id]
             else: new.append(c)
-        if new:                                                        # the others: one design matrix, each row its problem's model
-            cols_now = {n: j for j, n in enumerate(cols)}
-            raw = np.vstack([np.column_stack([F[c.id][:, cols_now[n]] if n in cols_now else np.full(c.n_steps, np.nan)
-                                              for n in m.features[:len(m.ref)]]) for c in new])
-            p = m.predict_rows(raw, np.concatenate([[problem_of(c)] * c.n_steps for c in new]))
-            for c, part in zip(new, np.split(p, np.cumsum([c.n_steps for c in new])[:-1])): out[c.id] = part
+        if new: out.update(predict_chains(m, F, cols, new, [problem_of(c) for c in new]))   # each by its problem's model
     return [out[c.id] for c in chains]
 
 # %% ../../nbs/68_combined.ipynb #09c7978e

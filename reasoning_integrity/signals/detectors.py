@@ -108,7 +108,7 @@ def critic_scores(chains:Sequence[Chain],  # chains to judge
         rows = run_delta_critic(llm, [DeltaSample(c.id, c.meta.get("domain", ""), "", c.question, list(c.steps), [])
                                       for c in delta])
         for c, r in zip(delta, rows.itertuples()):
-            out[c.id] = critic_values(c.n_steps, r.pred if r.pred is not None and r.pred == r.pred else None, sections=True)
+            out[c.id] = critic_values(c.n_steps, r.pred if isinstance(r.pred, list) else None, sections=True)
             if c.id in out and np.isnan(out[c.id]).all(): probs[c.id] = str(getattr(r, "problems", "") or "unreadable")
     return [out[c.id] for c in chains]
 

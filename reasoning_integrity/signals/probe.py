@@ -59,11 +59,7 @@ def _fit_on(chains, sc, tasks, kind):
 def _apply(model, cols, chains, sc, kind):
     "P(wrong) of every step of `chains` by the full model (no fold: none of them was trained on)."
     F, fcols = LEARNED_FEATURES[kind](chains, sc)
-    at = {n: j for j, n in enumerate(fcols)}
-    raw = np.vstack([np.column_stack([F[c.id][:, at[n]] if n in at else np.full(c.n_steps, np.nan)
-                                      for n in model.features[:len(model.ref)]]) for c in chains])
-    p = model.predict_rows(raw, [None] * len(raw))
-    return dict(zip([c.id for c in chains], np.split(p, np.cumsum([c.n_steps for c in chains])[:-1])))
+    return _combined.predict_chains(model, F, fcols, chains)
 
 def probe_evaluations(labelled:dict[str, list],  # dataset -> labelled chains (`validity_sets(...)["labelled"]`)
                       sc:SignalModels,  # with `emb`
