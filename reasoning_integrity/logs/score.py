@@ -262,6 +262,15 @@ def _write_scored(rep, stage, name, path, fmt, segment, rules, usable, names, n_
     (stage / "run.json").write_text(json.dumps(run, indent=1, default=str))
     return run
 
+# %% ../../nbs/82_score.ipynb #124f6ab1
+def _installed_verifier():
+    "The installed reference build of the learned verifier (`ri score` never trains one); a clear error when it is not built."
+    from reasoning_integrity.models.verifier import StepVerifier
+    if StepVerifier(cache=False).installed() is None:
+        raise ValueError("learned_verifier: the learned step verifier is not built; `ri models build-verifier` trains it "
+                         "on ProcessBench once (about 6 min on 2 cores)")
+    return StepVerifier()
+
 # %% ../../nbs/82_score.ipynb #6b2646bd
 def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samples, chat JSONL, JSONL, CSV, Parquet)
               name:str|None=None,  # the run's name: reports/scored/NAME (default: the file's stem)
@@ -306,7 +315,7 @@ def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samp
     if "emb" in needed and emb is None:
         from reasoning_integrity.models.embed import Embedder
         emb = Embedder()
-    sc = SignalModels(nli=nli, emb=emb, llm=llm)
+    sc = SignalModels(nli=nli, emb=emb, llm=llm, verifier=_installed_verifier() if "verifier" in needed else None)
     usable = [n for n in names if all(sc.has(m) for m in SIGNALS[n].models)]
     with staged_report(out_dir) as stage:
         rep = Report(stage, name=name)

@@ -38,8 +38,13 @@ class Suspicion:
 
 # %% ../../nbs/93_api.ipynb #c3620b59
 def _default(kind:str):
-    "The default model of `kind` ('nli', 'emb'), or the reason it cannot be loaded."
+    "The default model of `kind` ('nli', 'emb', 'verifier'), or the reason it cannot be loaded."
     try:
+        if kind == "verifier":   # only the installed reference build: scoring one chain never starts a training
+            from reasoning_integrity.models.verifier import StepVerifier
+            if StepVerifier(progress=False, cache=False).installed() is None:   # checked before a score store is opened
+                return None, "the learned verifier is not built (`ri models build-verifier`)"
+            return StepVerifier(progress=False), None
         if kind == "emb":
             from reasoning_integrity.models.embed import Embedder
             return Embedder(), None
@@ -76,11 +81,13 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
     why = {}
     if "emb" in needed and emb is None: emb, why["emb"] = _default("emb")
     if "nli" in needed and nli is None: nli, why["nli"] = _default("nli")
+    verifier = None
+    if "verifier" in needed: verifier, why["verifier"] = _default("verifier")
     if isinstance(llm, str):                        # a spec, as everywhere else: 'llamacpp:gemma3-270m', 'openai:gpt-4o-mini'
         from reasoning_integrity.models.llm import get_llm
         llm = get_llm(llm)
     if llm is None: why["llm"] = "no llm= given"
-    sc = SignalModels(nli=nli, emb=emb, llm=llm, max_pairs=max_pairs, progress_pairs=progress_pairs)
+    sc = SignalModels(nli=nli, emb=emb, llm=llm, verifier=verifier, max_pairs=max_pairs, progress_pairs=progress_pairs)
     cols, rows, skipped = {"step": np.arange(len(steps)), "text": steps}, [], {}
     for n in names:
         s = SIGNALS[n]

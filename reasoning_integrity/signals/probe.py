@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from .chains import Chain
-from .registry import signal, SignalModels, _unit, LEARNED_FEATURES, LEARNED_C
+from .registry import signal, SignalModels, _unit, LEARNED_FEATURES, LEARNED_C, LEARNED_MODELS
 from . import combined as _combined   # a module, so that importing either first works
 
 # %% auto #0
@@ -48,6 +48,7 @@ def _embedding_probe(chains, sc): return _combined.combined_predictions(chains, 
 # %% ../../nbs/68a_probe.ipynb #6d77fcf1
 def _fit_on(chains, sc, tasks, kind):
     "The model of `kind` fitted on all of `chains`' labelled steps (None when they hold one class)."
+    if kind in LEARNED_MODELS: return (m, None) if (m := LEARNED_MODELS[kind][0](chains, sc, tasks)) is not None else None
     train, L = _combined._training(chains, tasks.get(chains[0].dataset, {}) if chains else {})
     if not train: return None
     y = np.concatenate([L[c.id] for c in train]); y = y[np.isfinite(y)]
@@ -58,6 +59,7 @@ def _fit_on(chains, sc, tasks, kind):
 
 def _apply(model, cols, chains, sc, kind):
     "P(wrong) of every step of `chains` by the full model (no fold: none of them was trained on)."
+    if kind in LEARNED_MODELS: return LEARNED_MODELS[kind][1](model, chains, sc)
     F, fcols = LEARNED_FEATURES[kind](chains, sc)
     return _combined.predict_chains(model, F, fcols, chains)
 
@@ -67,15 +69,17 @@ def probe_evaluations(labelled:dict[str, list],  # dataset -> labelled chains (`
                       train_on:str="processbench",  # the dataset trained on
                       n_boot:int=1000,  # bootstrap resamples (clustered by chain)
                       tasks:dict|None=None,  # dataset -> labels (default: `signals.validity.TASKS`)
+                      evaluations:Sequence[str]=("subset", "transfer"),  # which: across subsets, transfer to other datasets
                      )->pd.DataFrame:
     "Step and chain AUROC of each model trained on three ProcessBench subsets and tested on the fourth, and trained on all of it and applied to other datasets; `length` beside."
     from reasoning_integrity.signals.validity import TASKS, step_labels, chain_label
     from reasoning_integrity.signals.metrics import auroc_ci
     tasks = TASKS if tasks is None else tasks
     pb = [c for c in labelled.get(train_on, []) if c.meta.get("perturbation") is None]
+    if (bad := sorted(set(evaluations) - {"subset", "transfer"})): raise ValueError(f"unknown evaluations {bad}: 'subset', 'transfer'")
     plans = [(f"subset:{s}", [c for c in pb if c.meta.get("subset") != s], [c for c in pb if c.meta.get("subset") == s])
-             for s in sorted({c.meta.get("subset", "") for c in pb})]
-    plans += [(f"transfer:{ds}", pb, cs) for ds, cs in sorted(labelled.items()) if ds != train_on]
+             for s in sorted({c.meta.get("subset", "") for c in pb})] if "subset" in evaluations else []
+    plans += [(f"transfer:{ds}", pb, cs) for ds, cs in sorted(labelled.items()) if ds != train_on] if "transfer" in evaluations else []
     rows = []
     for name, train, test in plans:
         if not train or not test: continue

@@ -14,9 +14,9 @@ from ..lines.alignment.score import normalise_step, alignment_score, align_chain
 from ..core.registry import Registry
 
 # %% auto #0
-__all__ = ['SIGNALS', 'LEARNED_FEATURES', 'LEARNED_C', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS', 'ALIGNMENT_SIGNALS', 'Signal',
-           'signal', 'PairCapWarning', 'SignalModels', 'spread', 'stratified', 'limit_for', 'compute_signals', 'orient',
-           'signal_table', 'values_by_chain']
+__all__ = ['SIGNALS', 'LEARNED_FEATURES', 'LEARNED_C', 'LEARNED_MODELS', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS',
+           'ALIGNMENT_SIGNALS', 'Signal', 'signal', 'PairCapWarning', 'SignalModels', 'spread', 'stratified',
+           'limit_for', 'compute_signals', 'orient', 'signal_table', 'values_by_chain']
 
 # %% ../../nbs/63_signals.ipynb #e3ec8ce8
 @dataclass(frozen=True)
@@ -48,6 +48,7 @@ class Signal:
 SIGNALS: Registry = Registry("signal", "chain and step signals: what validate_signal, score_chain and ri score compute")
 LEARNED_FEATURES: dict = {}  # learned signal kind -> (chains, models) -> (raw step features by chain id, column names) (`signals.combined`)
 LEARNED_C: dict = {}  # learned signal kind -> inverse L2 penalty, where it is not `combined`'s
+LEARNED_MODELS: dict = {}  # learned signal kind that is not a logistic model on features -> (fit(train chains, models, tasks), apply(fit, chains, models) -> P by chain id) (`signals.learned_verifier`)
 REDUCERS = {"max": np.nanmax, "mean": np.nanmean, "sum": np.nansum, "min": np.nanmin}
 
 def signal(name:str,  # registry key
@@ -85,6 +86,7 @@ class SignalModels:
     nli: Any = None  # `predict(premises, hypotheses, progress=False) -> (n, 3)` (e.g. `models.nli.NLIModel`, `ScriptedNLI`)
     emb: Any = None  # `emb(texts) -> (n, d)` (e.g. `models.embed.Embedder`)
     llm: Any = None  # `models.llm.LLM` for the judge
+    verifier: Any = None  # `models.verifier.StepVerifier`: trains and applies the learned step verifier
     tau: float = 0.5  # thematic-shift threshold (Eq. 8)
     nli_window: int = 2  # preceding steps an NLI-contradiction step is checked against
     max_chars: int = 600  # characters of each text given to the NLI model by step signals
@@ -126,7 +128,7 @@ class SignalModels:
         return self.progress_pairs is not None and n_pairs > self.progress_pairs
 
     def has(self, model:str)->bool:
-        "Whether the scorer `model` ('nli', 'emb', 'llm') is present."
+        "Whether the scorer `model` ('nli', 'emb', 'llm', 'verifier') is present."
         return getattr(self, model) is not None
 
     def cached(self, key:tuple, make:Callable):
@@ -425,4 +427,4 @@ def values_by_chain(values:pd.DataFrame,  # `compute_signals` output
     return out
 
 # %% ../../nbs/63_signals.ipynb #7ccd58e1
-from . import content, model, combined, detectors, probe, shortcuts  # noqa: E402,F401 (they register)
+from . import content, model, combined, detectors, probe, learned_verifier, shortcuts  # noqa: E402,F401 (they register)

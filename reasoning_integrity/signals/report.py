@@ -20,12 +20,12 @@ from ..lines.ptp.traces import parse_trace
 
 # %% auto #0
 __all__ = ['SURPRISE', 'CONTENT_SIGNALS', 'MAX_BYTES', 'STEP_CHARS', 'TRACE_CHARS', 'STEP_SIGNALS', 'FOREST_COLUMNS', 'none_if_0',
-           'as_limit', 'signal_limits', 'dataset_table', 'pipeline_note', 'mark_model_rows', 'label_validity',
-           'heatmap_labels', 'processbench_f1_in_context', 'cross_family', 'agreement_figure', 'content_notes',
-           'verifier_notes', 'model_notes', 'run_notes', 'cut_text', 'step_label', 'chain_key', 'alignment_frames',
-           'alignment_matrices', 'tune_log_outputs', 'PTPTraces', 'chain_item', 'fit', 'perturbed_units',
-           'record_units', 'baselines', 'forest_frame', 'forest_figure', 'ci_text', 'gain_lines', 'baseline_line',
-           'combined_line', 'data_line', 'findings']
+           'as_limit', 'signal_limits', 'make_verifier', 'learned_evaluations', 'dataset_table', 'pipeline_note',
+           'mark_model_rows', 'label_validity', 'heatmap_labels', 'processbench_f1_in_context', 'cross_family',
+           'agreement_figure', 'content_notes', 'verifier_notes', 'model_notes', 'run_notes', 'cut_text', 'step_label',
+           'chain_key', 'alignment_frames', 'alignment_matrices', 'tune_log_outputs', 'PTPTraces', 'chain_item', 'fit',
+           'perturbed_units', 'record_units', 'baselines', 'forest_frame', 'forest_figure', 'ci_text', 'gain_lines',
+           'baseline_line', 'combined_line', 'data_line', 'findings']
 
 # %% ../../nbs/69_validity_report.ipynb #465b6f6f
 SURPRISE = [s for s in SIGNALS if s.startswith("lm_surprise")]  # the LM-surprise signals (one prompt-scoring call per chain)
@@ -49,6 +49,29 @@ def signal_limits(judge_limit:int|dict|None,  # chains per dataset the LLM judge
     pert_limits = limits if perturb_judge_limit is None else {
         s: as_limit(perturb_judge_limit) for s in ["llm_judge", *SURPRISE]}
     return limits, pert_limits
+
+# %% ../../nbs/69_validity_report.ipynb #841aae64
+def make_verifier(spec:str|None,  # the run's `verifier` parameter: 'default', or 'none' / '' / None
+                 )->Any:
+    "The `models.verifier.StepVerifier` a run's `verifier` parameter names, its reference build installed (`build_verifier`: its manifest entry and sha256), or None."
+    if spec is None or str(spec).strip().lower() in ("none", ""): return None
+    if spec != "default": raise ValueError(f"verifier={spec!r}: 'default' (the project's settings) or 'none'")
+    from reasoning_integrity.models.verifier import StepVerifier
+    from reasoning_integrity.signals.learned_verifier import build_verifier
+    v = StepVerifier()
+    build_verifier(SignalModels(verifier=v))   # the model on all of ProcessBench: the run's transfer rows use the same one
+    return v
+
+def learned_evaluations(labelled:dict,  # `validity_sets(...)["labelled"]`
+                        sc:SignalModels,  # the run's models (`emb`; `verifier` for the verifier's rows)
+                        n_boot:int=1000,  # bootstrap resamples
+                       )->pd.DataFrame:
+    "The learned detectors across ProcessBench subsets and by transfer (`signals.probe.probe_evaluations`), the verifier's transfer rows added when `sc.verifier` is set."
+    from reasoning_integrity.signals.probe import probe_evaluations
+    ev = probe_evaluations(labelled, sc, n_boot=n_boot)
+    if sc.verifier is None: return ev
+    lv = probe_evaluations(labelled, sc, kinds=("learned_verifier",), n_boot=n_boot, evaluations=("transfer",))
+    return pd.concat([ev, lv[lv.model == "learned_verifier"]], ignore_index=True)
 
 # %% ../../nbs/69_validity_report.ipynb #a500f9e4
 def dataset_table(labelled:dict,  # `validity_sets(...)["labelled"]`: dataset -> chains
