@@ -17,8 +17,9 @@ from .nli_train import length_batches, _optimizer, _base_model_path, clean_stale
 from .numeric import NUMERIC_THREADS, check_numeric_path, numeric_threads, weights_sha256
 
 # %% auto #0
-__all__ = ['VERIFIER_HP', 'VERIFIER_LABELS', 'VERIFIER_VERSION', 'VERIFIER_NAME', 'VERIFIER_SHA256', 'verifier_base',
-           'balanced_sample', 'class_weights', 'train_verifier', 'StepVerifier', 'verifier_card_markdown']
+__all__ = ['VERIFIER_HP', 'VERIFIER_LABELS', 'VERIFIER_VERSION', 'MAX_LOADED', 'VERIFIER_NAME', 'VERIFIER_SHA256',
+           'verifier_base', 'balanced_sample', 'class_weights', 'train_verifier', 'StepVerifier',
+           'verifier_card_markdown']
 
 # %% ../../nbs/27a_verifier.ipynb #67a5956c
 VERIFIER_HP = dict(base="nli", epochs=1, lr=4e-5, batch_size=16, max_length=128, neg_per_pos=1.0, warmup=0.1,
@@ -193,7 +194,9 @@ def fit(self:StepVerifier,
     self.n_fits += 1
     return d
 
-# %% ../../nbs/27a_verifier.ipynb #445fbf29
+# %% ../../nbs/27a_verifier.ipynb #88017696
+MAX_LOADED = 6  # verifier models `StepVerifier.predict` keeps in memory (about 90 MB each): five folds and the full model
+
 def _forward(model, tok, contexts, steps, max_length:int, batch_size:int=32, progress:bool=False)->np.ndarray:
     "P(wrong) of each (context, step), in batches of similar length (fp32); a bar over the batches with `progress`."
     import torch
@@ -219,10 +222,11 @@ def predict(self:StepVerifier,
     keys = {(c, s): _digest(sha, self.hp["max_length"], c, s) for c, s in zip(contexts, steps)}
     def compute(todo):
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
-        if sha not in self._models:   # one model held at a time
+        if sha not in self._models:   # the last few models stay loaded: an out-of-fold pass switches between five
+            if len(self._models) >= MAX_LOADED: self._models.pop(next(iter(self._models)))
             with _quiet_hf():
-                self._models = {sha: (AutoModelForSequenceClassification.from_pretrained(str(model_dir)).eval(),
-                                      AutoTokenizer.from_pretrained(str(model_dir)))}
+                self._models[sha] = (AutoModelForSequenceClassification.from_pretrained(str(model_dir)).eval(),
+                                     AutoTokenizer.from_pretrained(str(model_dir)))
         with numeric_threads(NUMERIC_THREADS):
             p = _forward(*self._models[sha], [c for c, _ in todo], [s for _, s in todo], self.hp["max_length"],
                          progress=self.progress and len(todo) > 1000)

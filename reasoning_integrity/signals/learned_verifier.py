@@ -58,8 +58,8 @@ class VerifierFit:
 # %% ../../nbs/68b_learned_verifier.ipynb #9da33fe3
 def fit_verifier(chains:Sequence[Chain],  # labelled chains of one dataset (their own, not perturbations)
                  sc:SignalModels,  # with `verifier` (`models.verifier.StepVerifier`)
-                 k:int=_combined.COMBINED_K,  # folds, grouped by problem (the same folds as `combined`'s)
-                 seed:int=_combined.COMBINED_SEED,  # fold seed
+                 k:int|None=None,  # folds, grouped by problem; None: `combined`'s (the same folds)
+                 seed:int|None=None,  # fold seed; None: `combined`'s
                  oof:bool=True,  # False: only the model on all of it
                  tasks:dict|None=None,  # dataset -> labels (default: `signals.validity.TASKS`)
                 )->VerifierFit|None:
@@ -67,6 +67,7 @@ def fit_verifier(chains:Sequence[Chain],  # labelled chains of one dataset (thei
     from reasoning_integrity.signals.validity import TASKS, problem_of
     from reasoning_integrity.signals.metrics import grouped_folds
     tasks = TASKS if tasks is None else tasks
+    k, seed = _combined.COMBINED_K if k is None else k, _combined.COMBINED_SEED if seed is None else seed   # read at call time: no import cycle
     train, L = _combined._training(list(chains), tasks.get(chains[0].dataset, {}) if chains else {})
     if not train: return None
     C, S, y, R = _examples(train, L)
@@ -132,8 +133,8 @@ def build_verifier(sc:SignalModels|None=None,  # with `verifier` (default: `Step
 
 def verifier_predictions(chains:Sequence[Chain],  # chains of any datasets
                          sc:SignalModels,  # with `verifier`; fitted models go to `sc.memo`
-                         k:int=_combined.COMBINED_K,  # folds
-                         seed:int=_combined.COMBINED_SEED,  # fold seed
+                         k:int|None=None,  # folds (None: `combined`'s)
+                         seed:int|None=None,  # fold seed (None: `combined`'s)
                         )->list[np.ndarray]:
     "Per chain, P(wrong) of each step: out of fold for labelled ProcessBench chains, else by the fold model of its problem, else by the model on all of ProcessBench."
     train = [c for c in chains if c.dataset == VERIFIER_DATASET and c.meta.get("perturbation") is None and c.first_error is not None]
