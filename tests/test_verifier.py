@@ -96,3 +96,11 @@ def test_score_chain_uses_only_an_installed_build(tmp_path, monkeypatch):
     s = score_chain(steps, "What is 2 + 2?", signals=["learned_verifier"])
     p = s.steps["learned_verifier"].to_numpy()
     assert "learned_verifier" not in s.skipped and p.shape == (3,) and np.all((p > 0) & (p < 1))
+
+
+def test_asking_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("RI_CACHE_DIR", str(tmp_path))
+    from reasoning_integrity.models.verifier import StepVerifier
+    v = StepVerifier(cache=False, progress=False)
+    assert v.installed() is None and v.describe()["weights_sha256"] is None
+    assert not (tmp_path/"verifier").exists() and not (tmp_path/"models").exists()   # no folder made by a question

@@ -158,7 +158,7 @@ class StepVerifier:
                 ):
         if (bad := sorted(set(hp) - set(VERIFIER_HP))): raise TypeError(f"unknown verifier settings {bad}; known: {sorted(VERIFIER_HP)}")
         self.hp, self.cache, self.progress = {**VERIFIER_HP, **hp}, cache, progress
-        self.root = cache_dir("verifier")
+        self.root = cache_dir("verifier", create=False)   # made by the first model or score written, not by asking
         self._store = ArrayStore(self.root/"scores.sqlite", "verifier") if cache else None
         self._models, self.n_fits, self.n_scored, self.n_cached = {}, 0, 0, 0
 
