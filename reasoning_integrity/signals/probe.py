@@ -12,7 +12,7 @@ from .registry import signal, SignalModels, _unit, LEARNED_FEATURES, LEARNED_C, 
 from . import combined as _combined   # a module, so that importing either first works
 
 # %% auto #0
-__all__ = ['PROBE_C', 'probe_features', 'probe_evaluations']
+__all__ = ['PROBE_C', 'EVALUATION_COLUMNS', 'probe_features', 'probe_evaluations']
 
 # %% ../../nbs/68a_probe.ipynb #b14f37e8
 PROBE_C = 0.05  # inverse L2 penalty of the probe (1,163 features)
@@ -63,6 +63,41 @@ def _apply(model, cols, chains, sc, kind):
     F, fcols = LEARNED_FEATURES[kind](chains, sc)
     return _combined.predict_chains(model, F, fcols, chains)
 
+_NONE = dict(value=np.nan, ci_low=np.nan, ci_high=np.nan)
+
+def _model_rows(x:dict, y, groups, length, n_boot):
+    "Per model in `x` (name -> values on the same items): AUROC, its gains over `length` and `structure` (paired), within-length-decile AUROC."
+    from reasoning_integrity.signals.metrics import auroc_ci, auroc_diff_ci, fold_auroc, length_deciles
+    dec, rows = length_deciles(length), []
+    for kind, v in x.items():
+        ok = np.isfinite(y) & np.isfinite(v)
+        r = auroc_ci(v[ok], y[ok], None if groups is None else groups[ok], n_boot=n_boot)
+        row = dict(model=kind, n=int(ok.sum()), n_pos=int(y[ok].sum()), auroc=r["value"], ci_low=r["ci_low"], ci_high=r["ci_high"],
+                   within_decile_auroc=fold_auroc(v[ok], y[ok], dec[ok]) if ok.any() else np.nan)
+        for base in ("length", "structure"):
+            d = auroc_diff_ci(v, x[base], y, groups, n_boot=n_boot) if base in x and kind != base else _NONE
+            row |= {f"gain_over_{base}": d["value"], f"gain_over_{base}_ci_low": d["ci_low"], f"gain_over_{base}_ci_high": d["ci_high"]}
+        rows.append(row)
+    return rows
+
+def _f1_rows(preds:dict, chains, n_boot):
+    "Per model: ProcessBench's first-error F1 on `chains`, thresholds tuned on the other half of the problems (`split_half_f1`)."
+    from reasoning_integrity.signals.metrics import split_half_f1
+    from reasoning_integrity.signals.validity import problem_of
+    cs = [c for c in chains if c.first_error is not None]
+    if not cs: return {}
+    out = {}
+    for kind, p in preds.items():
+        r = split_half_f1([p[c.id] for c in cs], [c.first_error for c in cs], [problem_of(c) for c in cs], n_boot=n_boot)["all"]
+        out[kind] = dict(first_error_f1=100 * r["value"], f1_ci_low=100 * r["ci_low"], f1_ci_high=100 * r["ci_high"])
+    return out
+
+EVALUATION_COLUMNS = ["model", "evaluation", "trained_on", "tested_on", "level", "label", "n", "n_pos", "auroc", "ci_low", "ci_high",
+                      "within_decile_auroc", "gain_over_length", "gain_over_length_ci_low", "gain_over_length_ci_high",
+                      "gain_over_structure", "gain_over_structure_ci_low", "gain_over_structure_ci_high",
+                      "first_error_f1", "f1_ci_low", "f1_ci_high"]  # `probe_evaluations`' table
+
+# %% ../../nbs/68a_probe.ipynb #ab511961
 def probe_evaluations(labelled:dict[str, list],  # dataset -> labelled chains (`validity_sets(...)["labelled"]`)
                       sc:SignalModels,  # with `emb`
                       kinds:Sequence[str]=("embedding_probe", "structure"),  # learned models compared
@@ -71,9 +106,8 @@ def probe_evaluations(labelled:dict[str, list],  # dataset -> labelled chains (`
                       tasks:dict|None=None,  # dataset -> labels (default: `signals.validity.TASKS`)
                       evaluations:Sequence[str]=("subset", "transfer"),  # which: across subsets, transfer to other datasets
                      )->pd.DataFrame:
-    "Step and chain AUROC of each model trained on three ProcessBench subsets and tested on the fourth, and trained on all of it and applied to other datasets; `length` beside."
+    "Each model trained on three ProcessBench subsets and tested on the fourth, and on all of it applied to other datasets: AUROC, gains over `length` and `structure`, within-decile AUROC, first-error F1."
     from reasoning_integrity.signals.validity import TASKS, step_labels, chain_label
-    from reasoning_integrity.signals.metrics import auroc_ci
     tasks = TASKS if tasks is None else tasks
     pb = [c for c in labelled.get(train_on, []) if c.meta.get("perturbation") is None]
     if (bad := sorted(set(evaluations) - {"subset", "transfer"})): raise ValueError(f"unknown evaluations {bad}: 'subset', 'transfer'")
@@ -88,22 +122,22 @@ def probe_evaluations(labelled:dict[str, list],  # dataset -> labelled chains (`
         ys = {c.id: step_labels(c, mode) if mode else None for c in test}
         yc = {c.id: chain_label(c, cmode) if cmode else np.nan for c in test}
         fits = {kind: _fit_on(train, sc, tasks, kind) for kind in kinds}
-        preds = {kind: _apply(f[0], f[1], test, sc, kind) for kind, f in fits.items() if f is not None}
-        preds["length"] = {c.id: np.array([len(s) for s in c.steps], dtype=float) for c in test}
+        preds = {"length": {c.id: np.array([len(s) for s in c.steps], dtype=float) for c in test}}
+        preds |= {kind: _apply(f[0], f[1], test, sc, kind) for kind, f in fits.items() if f is not None}
         base = dict(evaluation=name, trained_on=f"{train_on} ({len(train)} chains)", tested_on=f"{test[0].dataset} ({len(test)} chains)")
         st = [c for c in test if ys[c.id] is not None and len(ys[c.id]) == c.n_steps]
         ch = [c for c in test if np.isfinite(yc[c.id])]
         for level, items in (("step", st), ("chain", ch)):
             if not items: continue
             if level == "step":
-                y = np.concatenate([ys[c.id] for c in items]); g = np.concatenate([[c.id] * c.n_steps for c in items])
-            else: y, g = np.array([yc[c.id] for c in items]), None
-            for kind in ["length", *[k for k in kinds if k in preds]]:
-                x = (np.concatenate([preds[kind][c.id] for c in items]) if level == "step"
-                     else np.array([np.nanmax(preds[kind][c.id]) if np.isfinite(preds[kind][c.id]).any() else np.nan for c in items]))
-                ok = np.isfinite(y) & np.isfinite(x)
-                r = auroc_ci(x[ok], y[ok], None if g is None else g[ok], n_boot=n_boot)
-                rows.append(dict(model=kind, **base, level=level, label=mode if level == "step" else cmode, n=int(ok.sum()),
-                                 n_pos=int(y[ok].sum()), auroc=r["value"], ci_low=r["ci_low"], ci_high=r["ci_high"]))
-    return pd.DataFrame(rows, columns=["model", "evaluation", "trained_on", "tested_on", "level", "label", "n", "n_pos", "auroc",
-                                       "ci_low", "ci_high"])
+                y, g = np.concatenate([ys[c.id] for c in items]), np.concatenate([[c.id] * c.n_steps for c in items])
+                ln = np.concatenate([[len(s) for s in c.steps] for c in items]).astype(float)
+                x = {k: np.concatenate([p[c.id] for c in items]) for k, p in preds.items()}
+            else:
+                y, g = np.array([yc[c.id] for c in items]), None
+                ln = np.array([sum(len(s) for s in c.steps) for c in items], dtype=float)
+                x = {k: np.array([np.nanmax(p[c.id]) if np.isfinite(p[c.id]).any() else np.nan for c in items]) for k, p in preds.items()}
+            f1 = _f1_rows(preds, items, n_boot) if level == "step" and t.get("first_error_f1") else {}
+            for r in _model_rows(x, y, g, ln, n_boot):
+                rows.append(dict(**base, level=level, label=mode if level == "step" else cmode, **r, **f1.get(r["model"], {})))
+    return pd.DataFrame(rows, columns=EVALUATION_COLUMNS)

@@ -65,12 +65,13 @@ def make_verifier(spec:str|None,  # the run's `verifier` parameter: 'default', o
 def learned_evaluations(labelled:dict,  # `validity_sets(...)["labelled"]`
                         sc:SignalModels,  # the run's models (`emb`; `verifier` for the verifier's rows)
                         n_boot:int=1000,  # bootstrap resamples
+                        verifier_evaluations:Sequence[str]=("subset", "transfer"),  # the verifier's: across subsets (four trainings), transfer
                        )->pd.DataFrame:
-    "The learned detectors across ProcessBench subsets and by transfer (`signals.probe.probe_evaluations`), the verifier's transfer rows added when `sc.verifier` is set."
+    "The learned detectors across ProcessBench subsets and by transfer (`signals.probe.probe_evaluations`), the verifier's rows added when `sc.verifier` is set."
     from reasoning_integrity.signals.probe import probe_evaluations
     ev = probe_evaluations(labelled, sc, n_boot=n_boot)
-    if sc.verifier is None: return ev
-    lv = probe_evaluations(labelled, sc, kinds=("learned_verifier",), n_boot=n_boot, evaluations=("transfer",))
+    if sc.verifier is None or not verifier_evaluations: return ev
+    lv = probe_evaluations(labelled, sc, kinds=("learned_verifier", "structure"), n_boot=n_boot, evaluations=verifier_evaluations)
     return pd.concat([ev, lv[lv.model == "learned_verifier"]], ignore_index=True)
 
 # %% ../../nbs/69_validity_report.ipynb #a500f9e4
