@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from .chains import Chain
-from .registry import signal, SignalModels, _unit, LEARNED_FEATURES, LEARNED_C, LEARNED_MODELS
+from .registry import signal, SignalModels, _unit, LEARNED_FEATURES, LEARNED_C, LEARNED_MODELS, SIGNALS, REDUCERS
 from . import combined as _combined   # a module, so that importing either first works
 
 # %% auto #0
@@ -63,21 +63,28 @@ def _apply(model, cols, chains, sc, kind):
     F, fcols = LEARNED_FEATURES[kind](chains, sc)
     return _combined.predict_chains(model, F, fcols, chains)
 
-_NONE = dict(value=np.nan, ci_low=np.nan, ci_high=np.nan)
-
-def _model_rows(x:dict, y, groups, length, n_boot):
-    "Per model in `x` (name -> values on the same items): AUROC, its gains over `length` and `structure` (paired), within-length-decile AUROC."
-    from reasoning_integrity.signals.metrics import auroc_ci, auroc_diff_ci, fold_auroc, length_deciles
-    dec, rows = length_deciles(length), []
+def _model_rows(x:dict, y, chains, level, n_boot):
+    "Per model in `x` (name -> values on the items of `chains`): AUROC, and out of fold on these items its gains over (length, position) and over `structure`'s covariates, within-length-decile AUROC (as `signal_validity`)."
+    from reasoning_integrity.signals.metrics import auroc_ci, incremental_auroc
+    from reasoning_integrity.signals.validity import structure_design, length_position, problem_of
+    cov, by = length_position(chains), {c.id: c for c in chains}
+    red = lambda n, v: float(REDUCERS[SIGNALS[n].reduce](v)) if len(v) else np.nan
+    if level == "step":
+        ids, st = np.concatenate([[c.id] * c.n_steps for c in chains]), np.concatenate([np.arange(c.n_steps) for c in chains])
+        l, q = (np.concatenate([cov[c.id][j] for c in chains]) for j in (0, 1))
+    else:
+        ids, st = np.array([c.id for c in chains]), None
+        l, q = (np.array([red(n, cov[c.id][j]) for c in chains]) for j, n in ((0, "length"), (1, "position")))
+    X, g = structure_design(chains, ids, st)[0], np.array([problem_of(by[i]) for i in ids])
+    rows = []
     for kind, v in x.items():
         ok = np.isfinite(y) & np.isfinite(v)
-        r = auroc_ci(v[ok], y[ok], None if groups is None else groups[ok], n_boot=n_boot)
-        row = dict(model=kind, n=int(ok.sum()), n_pos=int(y[ok].sum()), auroc=r["value"], ci_low=r["ci_low"], ci_high=r["ci_high"],
-                   within_decile_auroc=fold_auroc(v[ok], y[ok], dec[ok]) if ok.any() else np.nan)
-        for base in ("length", "structure"):
-            d = auroc_diff_ci(v, x[base], y, groups, n_boot=n_boot) if base in x and kind != base else _NONE
-            row |= {f"gain_over_{base}": d["value"], f"gain_over_{base}_ci_low": d["ci_low"], f"gain_over_{base}_ci_high": d["ci_high"]}
-        rows.append(row)
+        r = auroc_ci(v[ok], y[ok], ids[ok] if level == "step" else None, n_boot=n_boot)
+        a, b = incremental_auroc(v, l, q, y, g, n_boot), incremental_auroc(v, l, q, y, g, n_boot, covariates=X)
+        rows.append(dict(model=kind, n=int(ok.sum()), n_pos=int(y[ok].sum()), auroc=r["value"], ci_low=r["ci_low"], ci_high=r["ci_high"],
+                         **{k: a[k] for k in ("within_length_auroc", "within_length_ci_low", "within_length_ci_high")},
+                         incremental_gain=a["gain"], gain_ci_low=a["gain_ci_low"], gain_ci_high=a["gain_ci_high"],
+                         gain_over_structure=b["gain"], structure_gain_ci_low=b["gain_ci_low"], structure_gain_ci_high=b["gain_ci_high"]))
     return rows
 
 def _f1_rows(preds:dict, chains, n_boot):
@@ -93,9 +100,9 @@ def _f1_rows(preds:dict, chains, n_boot):
     return out
 
 EVALUATION_COLUMNS = ["model", "evaluation", "trained_on", "tested_on", "level", "label", "n", "n_pos", "auroc", "ci_low", "ci_high",
-                      "within_decile_auroc", "gain_over_length", "gain_over_length_ci_low", "gain_over_length_ci_high",
-                      "gain_over_structure", "gain_over_structure_ci_low", "gain_over_structure_ci_high",
-                      "first_error_f1", "f1_ci_low", "f1_ci_high"]  # `probe_evaluations`' table
+                      "within_length_auroc", "within_length_ci_low", "within_length_ci_high", "incremental_gain", "gain_ci_low",
+                      "gain_ci_high", "gain_over_structure", "structure_gain_ci_low", "structure_gain_ci_high",
+                      "first_error_f1", "f1_ci_low", "f1_ci_high"]  # `probe_evaluations`' table (the gain columns named as in `signal_validity`)
 
 # %% ../../nbs/68a_probe.ipynb #ab511961
 def probe_evaluations(labelled:dict[str, list],  # dataset -> labelled chains (`validity_sets(...)["labelled"]`)
@@ -106,7 +113,7 @@ def probe_evaluations(labelled:dict[str, list],  # dataset -> labelled chains (`
                       tasks:dict|None=None,  # dataset -> labels (default: `signals.validity.TASKS`)
                       evaluations:Sequence[str]=("subset", "transfer"),  # which: across subsets, transfer to other datasets
                      )->pd.DataFrame:
-    "Each model trained on three ProcessBench subsets and tested on the fourth, and on all of it applied to other datasets: AUROC, gains over `length` and `structure`, within-decile AUROC, first-error F1."
+    "Each model trained on three ProcessBench subsets and tested on the fourth, and on all of it applied to other datasets: AUROC, gains over length and position and over `structure`, within-length-decile AUROC, first-error F1."
     from reasoning_integrity.signals.validity import TASKS, step_labels, chain_label
     tasks = TASKS if tasks is None else tasks
     pb = [c for c in labelled.get(train_on, []) if c.meta.get("perturbation") is None]
@@ -130,14 +137,12 @@ def probe_evaluations(labelled:dict[str, list],  # dataset -> labelled chains (`
         for level, items in (("step", st), ("chain", ch)):
             if not items: continue
             if level == "step":
-                y, g = np.concatenate([ys[c.id] for c in items]), np.concatenate([[c.id] * c.n_steps for c in items])
-                ln = np.concatenate([[len(s) for s in c.steps] for c in items]).astype(float)
+                y = np.concatenate([ys[c.id] for c in items])
                 x = {k: np.concatenate([p[c.id] for c in items]) for k, p in preds.items()}
             else:
-                y, g = np.array([yc[c.id] for c in items]), None
-                ln = np.array([sum(len(s) for s in c.steps) for c in items], dtype=float)
+                y = np.array([yc[c.id] for c in items])
                 x = {k: np.array([np.nanmax(p[c.id]) if np.isfinite(p[c.id]).any() else np.nan for c in items]) for k, p in preds.items()}
             f1 = _f1_rows(preds, items, n_boot) if level == "step" and t.get("first_error_f1") else {}
-            for r in _model_rows(x, y, g, ln, n_boot):
+            for r in _model_rows(x, y, items, level, n_boot):
                 rows.append(dict(**base, level=level, label=mode if level == "step" else cmode, **r, **f1.get(r["model"], {})))
     return pd.DataFrame(rows, columns=EVALUATION_COLUMNS)

@@ -19,13 +19,14 @@ from ..lines.trajectory.divergence import align_dtw
 from ..lines.ptp.traces import parse_trace
 
 # %% auto #0
-__all__ = ['SURPRISE', 'CONTENT_SIGNALS', 'MAX_BYTES', 'STEP_CHARS', 'TRACE_CHARS', 'STEP_SIGNALS', 'FOREST_COLUMNS', 'none_if_0',
-           'as_limit', 'signal_limits', 'make_verifier', 'learned_evaluations', 'dataset_table', 'pipeline_note',
-           'mark_model_rows', 'label_validity', 'heatmap_labels', 'processbench_f1_in_context', 'cross_family',
-           'agreement_figure', 'content_notes', 'verifier_notes', 'model_notes', 'run_notes', 'cut_text', 'step_label',
-           'chain_key', 'alignment_frames', 'alignment_matrices', 'tune_log_outputs', 'PTPTraces', 'chain_item', 'fit',
-           'perturbed_units', 'record_units', 'baselines', 'forest_frame', 'forest_figure', 'ci_text', 'gain_lines',
-           'baseline_line', 'combined_line', 'data_line', 'findings']
+__all__ = ['SURPRISE', 'LEARNED_EVALUATIONS_NOTE', 'CONTENT_SIGNALS', 'MAX_BYTES', 'STEP_CHARS', 'TRACE_CHARS', 'STEP_SIGNALS',
+           'FOREST_COLUMNS', 'none_if_0', 'as_limit', 'signal_limits', 'make_verifier', 'learned_evaluations',
+           'dataset_table', 'pipeline_note', 'mark_model_rows', 'label_validity', 'heatmap_labels',
+           'processbench_f1_in_context', 'cross_family', 'agreement_figure', 'content_notes', 'verifier_notes',
+           'model_notes', 'run_notes', 'cut_text', 'step_label', 'chain_key', 'alignment_frames', 'alignment_matrices',
+           'tune_log_outputs', 'PTPTraces', 'chain_item', 'fit', 'perturbed_units', 'record_units', 'baselines',
+           'forest_frame', 'forest_figure', 'ci_text', 'gain_lines', 'baseline_line', 'combined_line', 'data_line',
+           'findings']
 
 # %% ../../nbs/69_validity_report.ipynb #465b6f6f
 SURPRISE = [s for s in SIGNALS if s.startswith("lm_surprise")]  # the LM-surprise signals (one prompt-scoring call per chain)
@@ -73,6 +74,20 @@ def learned_evaluations(labelled:dict,  # `validity_sets(...)["labelled"]`
     if sc.verifier is None or not verifier_evaluations: return ev
     lv = probe_evaluations(labelled, sc, kinds=("learned_verifier", "structure"), n_boot=n_boot, evaluations=verifier_evaluations)
     return pd.concat([ev, lv[lv.model == "learned_verifier"]], ignore_index=True)
+
+LEARNED_EVALUATIONS_NOTE = (  # the note of the report's `learned_verifier_evaluations` table
+    "The learned step detectors beyond out of fold (their out-of-fold rows are in signal_validity): embedding_probe (a "
+    "linear probe on frozen sentence embeddings of the step, the step before and the question, plus structure) and "
+    "structure, each trained on three ProcessBench subsets and tested on the fourth (subset:*), and trained on all of "
+    "ProcessBench and applied unchanged to another dataset (transfer:*); length beside; with a verifier, learned_verifier's "
+    "rows of both (the subset rows train four cross-encoders). Step AUROC under each dataset's step label (ProcessBench's "
+    "first-error rule; DeltaBench every labelled section; PTP the annotated step of annotated traces, pooled) with a 95 % "
+    "bootstrap interval clustered by chain, and chain AUROC of the largest step value against the chain label (ScienceQA: "
+    "a wrong answer). On the tested chains, out of fold (5 folds grouped by problem) as in signal_validity: "
+    "incremental_gain and gain_over_structure, the AUROC gain of adding the model's score to (length, position) and to "
+    "structure's covariates, with 95 % bootstrap intervals over problems; within_length_auroc: AUROC within length "
+    "deciles; first_error_f1: ProcessBench's official F1 (%) on the held-out subset, each threshold tuned on the other "
+    "half of its problems.")
 
 # %% ../../nbs/69_validity_report.ipynb #a500f9e4
 def dataset_table(labelled:dict,  # `validity_sets(...)["labelled"]`: dataset -> chains
