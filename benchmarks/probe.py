@@ -1,7 +1,8 @@
 """The embedding probe's cost on all of ProcessBench (issue 42 §2): out-of-fold fit (5 folds grouped by problem, the
 signal's own path) and the subset-rotation / transfer evaluations, on the 2-core machine. The embeddings come from the
 cache when `metric_validity` ran before (they are `embedding_drift`'s); the first run embeds them (timed apart).
-Target: all folds and evaluations within 5 min. Ends with a BENCH line.
+Target (issue 42): all folds within 5 min; the evaluations (each with its out-of-fold gains) are timed beside, with
+the same target for both together. Ends with BENCH lines.
 
     .venv/bin/python benchmarks/probe.py [--pb-per-subset 0]
 """
@@ -40,7 +41,8 @@ def main():
     print(f"out of fold (5 folds + the model on all the data): {t_oof:.1f} s, AUROC {m.oof_auroc:.3f}; "
           f"evaluations ({E.evaluation.nunique()} plans): {t_ev:.1f} s")
     total = t_oof + t_ev
-    print(host.bench("probe_all_folds", "wall_s", round(total, 1), TARGET_S, ok=total <= TARGET_S))
+    print(host.bench("probe_all_folds", "wall_s", round(t_oof, 1), TARGET_S, ok=t_oof <= TARGET_S))   # the issue's target
+    print(host.bench("probe_folds_and_evaluations", "wall_s", round(total, 1), TARGET_S, ok=total <= TARGET_S))
 
 
 if __name__ == "__main__":

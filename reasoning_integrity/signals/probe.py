@@ -121,14 +121,17 @@ def probe_evaluations(labelled:dict[str, list],  # dataset -> labelled chains (`
     plans = [(f"subset:{s}", [c for c in pb if c.meta.get("subset") != s], [c for c in pb if c.meta.get("subset") == s])
              for s in sorted({c.meta.get("subset", "") for c in pb})] if "subset" in evaluations else []
     plans += [(f"transfer:{ds}", pb, cs) for ds, cs in sorted(labelled.items()) if ds != train_on] if "transfer" in evaluations else []
-    rows = []
+    rows, fitted = [], {}   # the transfer plans share one training set: each model is fitted on it once
     for name, train, test in plans:
         if not train or not test: continue
         t = tasks.get(test[0].dataset, {})
         mode, cmode = t.get("step"), t.get("chain")
         ys = {c.id: step_labels(c, mode) if mode else None for c in test}
         yc = {c.id: chain_label(c, cmode) if cmode else np.nan for c in test}
-        fits = {kind: _fit_on(train, sc, tasks, kind) for kind in kinds}
+        key = tuple(c.id for c in train)
+        for kind in kinds:
+            if (kind, key) not in fitted: fitted[(kind, key)] = _fit_on(train, sc, tasks, kind)
+        fits = {kind: fitted[(kind, key)] for kind in kinds}
         preds = {"length": {c.id: np.array([len(s) for s in c.steps], dtype=float) for c in test}}
         preds |= {kind: _apply(f[0], f[1], test, sc, kind) for kind, f in fits.items() if f is not None}
         base = dict(evaluation=name, trained_on=f"{train_on} ({len(train)} chains)", tested_on=f"{test[0].dataset} ({len(test)} chains)")
