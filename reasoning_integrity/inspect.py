@@ -86,14 +86,17 @@ if HAVE_INSPECT:
         names = list(INSPECT_SIGNALS) if signals is None else [s.strip() for s in (signals.split(",") if isinstance(signals, str) else signals) if s.strip()]
         if (msg := SIGNALS.unknown(names)): raise ValueError(msg)
         need = {m for n in names for m in SIGNALS[n].models}
-        nli = emb = None
+        nli = emb = verifier = None
+        if "verifier" in need:   # the installed reference build only: scoring never trains one (a clear error when none is)
+            from reasoning_integrity.models.verifier import installed_verifier
+            verifier = installed_verifier(progress=False)
         if "nli" in need:
             from reasoning_integrity.models.nli import NLIModel
             nli = NLIModel()
         if "emb" in need:
             from reasoning_integrity.models.embed import Embedder
             emb = Embedder()
-        sc = SignalModels(nli=nli, emb=emb)
+        sc = SignalModels(nli=nli, emb=emb, verifier=verifier)
 
         async def score(state:TaskState, target:Target)->Score:
             value, meta, expl = score_completion(state.output.completion if state.output else "", state.input_text, names, sc, segment)

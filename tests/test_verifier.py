@@ -104,3 +104,26 @@ def test_asking_writes_nothing(tmp_path, monkeypatch):
     v = StepVerifier(cache=False, progress=False)
     assert v.installed() is None and v.describe()["weights_sha256"] is None
     assert not (tmp_path/"verifier").exists() and not (tmp_path/"models").exists()   # no folder made by a question
+
+
+def test_inspect_scorer_uses_only_an_installed_build(tmp_path, monkeypatch):
+    "The inspect scorer (`reasoning_integrity/integrity`, `-S signals=learned_verifier`) refuses until a build is installed, then scores with it."
+    pytest.importorskip("inspect_ai")
+    import asyncio
+    from types import SimpleNamespace
+    monkeypatch.setenv("RI_CACHE_DIR", str(tmp_path))
+    from reasoning_integrity.models import verifier as mv
+    from reasoning_integrity.inspect import integrity
+    monkeypatch.setattr(mv, "VERIFIER_HP", {**mv.VERIFIER_HP, **TINY})   # the "default" settings: the tiny ones
+    with pytest.raises(ValueError, match="ri models build-verifier"): integrity(signals="learned_verifier")
+    assert not (tmp_path/"verifier").exists()                              # asking trained nothing
+    v = mv.StepVerifier(progress=False)
+    v.install(v.fit([f"Problem {i}." for i in range(12)], ["This is wrong." if i % 2 else "We add." for i in range(12)],
+                    [i % 2 for i in range(12)]))
+    score = integrity(signals="learned_verifier")
+    state = SimpleNamespace(output=SimpleNamespace(completion="We add 2 and 2.\n\nThis is wrong: 2 + 2 = 5.\n\nSo it is 5."),
+                            input_text="What is 2 + 2?")
+    s = asyncio.run(score(state, None))
+    steps = s.metadata["step_signals"]["learned_verifier"]
+    assert len(steps) == 3 and all(0 < p < 1 for p in steps), s.metadata
+    assert s.value["learned_verifier"] == pytest.approx(max(steps))            # the chain value: the largest step's

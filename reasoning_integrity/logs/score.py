@@ -265,11 +265,9 @@ def _write_scored(rep, stage, name, path, fmt, segment, rules, usable, names, n_
 # %% ../../nbs/82_score.ipynb #124f6ab1
 def _installed_verifier():
     "The installed reference build of the learned verifier (`ri score` never trains one); a clear error when it is not built."
-    from reasoning_integrity.models.verifier import StepVerifier
-    if StepVerifier(cache=False).installed() is None:
-        raise ValueError("learned_verifier: the learned step verifier is not built; `ri models build-verifier` trains it "
-                         "on ProcessBench once (about 6 min on 2 cores)")
-    return StepVerifier()
+    from reasoning_integrity.models.verifier import installed_verifier
+    try: return installed_verifier()
+    except ValueError as e: raise ValueError(f"learned_verifier: {e}") from None
 
 # %% ../../nbs/82_score.ipynb #6b2646bd
 def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samples, chat JSONL, JSONL, CSV, Parquet)

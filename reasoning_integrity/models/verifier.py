@@ -17,9 +17,9 @@ from .nli_train import length_batches, _optimizer, _base_model_path, clean_stale
 from .numeric import NUMERIC_THREADS, check_numeric_path, numeric_threads, weights_sha256
 
 # %% auto #0
-__all__ = ['VERIFIER_HP', 'VERIFIER_LABELS', 'VERIFIER_VERSION', 'MAX_LOADED', 'VERIFIER_NAME', 'VERIFIER_SHA256',
+__all__ = ['VERIFIER_HP', 'VERIFIER_LABELS', 'VERIFIER_VERSION', 'MAX_LOADED', 'VERIFIER_NAME', 'VERIFIER_SHA256', 'NOT_BUILT',
            'verifier_base', 'balanced_sample', 'class_weights', 'train_verifier', 'StepVerifier',
-           'verifier_card_markdown']
+           'verifier_card_markdown', 'installed_verifier']
 
 # %% ../../nbs/27a_verifier.ipynb #67a5956c
 VERIFIER_HP = dict(base="nli", epochs=1, lr=4e-5, batch_size=16, max_length=128, neg_per_pos=1.0, warmup=0.1,
@@ -304,3 +304,14 @@ def describe(self:StepVerifier)->dict:
     return dict(default=self.hp == VERIFIER_HP, identity=self.identity(), weights_sha256=card.get("weights_sha256"),
                 reference=str(ref) if ref else None, **({"reference_training": {k: t.get(k) for k in ("n_examples", "n_trained",
                 "n_wrong", "class_weights", "steps", "train_seconds", "mean_tokens", "truncated")}} if t else {}))
+
+# %% ../../nbs/27a_verifier.ipynb #b79d8b20
+NOT_BUILT = ("the learned step verifier is not built: `ri models build-verifier` trains it on ProcessBench once "
+             "(about 6 min on 2 cores)")  # what scoring says when it is asked for the verifier and none is installed
+
+def installed_verifier(progress:bool=True, # a progress bar while scoring
+                       **hp, # settings other than `VERIFIER_HP` (the installed build must have been trained with them)
+                      )->StepVerifier:
+    "A `StepVerifier` over the installed reference build, for scoring (`ri score`, `ri.score_chain`, the inspect scorer never train one); ValueError when it is not built."
+    if StepVerifier(progress=False, cache=False, **hp).installed() is None: raise ValueError(NOT_BUILT)   # asked before a score store opens
+    return StepVerifier(progress=progress, **hp)

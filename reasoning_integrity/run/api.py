@@ -41,10 +41,9 @@ def _default(kind:str):
     "The default model of `kind` ('nli', 'emb', 'verifier'), or the reason it cannot be loaded."
     try:
         if kind == "verifier":   # only the installed reference build: scoring one chain never starts a training
-            from reasoning_integrity.models.verifier import StepVerifier
-            if StepVerifier(progress=False, cache=False).installed() is None:   # checked before a score store is opened
-                return None, "the learned verifier is not built (`ri models build-verifier`)"
-            return StepVerifier(progress=False), None
+            from reasoning_integrity.models.verifier import installed_verifier
+            try: return installed_verifier(progress=False), None
+            except ValueError as e: return None, str(e)
         if kind == "emb":
             from reasoning_integrity.models.embed import Embedder
             return Embedder(), None
