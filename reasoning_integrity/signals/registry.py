@@ -316,6 +316,18 @@ def _rr(chains, sc):
         out.append(np.array([np.nan] + [float(a == b) for a, b in zip(k, k[1:])])[:c.n_steps])
     return out
 
+@signal("loop", "step", reduce="sum", family="alignment",
+        description="1 where a step repeats any earlier step of the chain (exact after normalisation; summed per chain)")
+def _loop(chains, sc):
+    out = []
+    for c in chains:
+        seen, v = set(), []
+        for s in c.steps[:c.n_steps]:
+            k = normalise_step(s)
+            v.append(float(k in seen)); seen.add(k)
+        out.append(np.array([np.nan] + v[1:]) if v else np.array([]))
+    return out
+
 # %% ../../nbs/63_signals.ipynb #735aad23
 def spread(items:Sequence,  # any list
            k:int|None,  # how many to keep (None: all)

@@ -12,6 +12,7 @@ import pandas as pd
 from ..core.text import problems_frame, cut
 from .chains import Chain, perturbation_set
 from .registry import SIGNALS, SignalModels, spread
+from .verify import check_chain
 from reasoning_integrity.signals.validity import (TASKS, signal_validity, matched_minus_shuffled, step_labels, chain_label,
     published_processbench_f1)
 from ..lines.alignment.score import entailment_cost
@@ -19,14 +20,14 @@ from ..lines.trajectory.divergence import align_dtw
 from ..lines.ptp.traces import parse_trace
 
 # %% auto #0
-__all__ = ['SURPRISE', 'LEARNED_EVALUATIONS_NOTE', 'CONTENT_SIGNALS', 'MAX_BYTES', 'STEP_CHARS', 'TRACE_CHARS', 'STEP_SIGNALS',
-           'FOREST_COLUMNS', 'none_if_0', 'as_limit', 'signal_limits', 'make_verifier', 'learned_evaluations',
-           'dataset_table', 'pipeline_note', 'mark_model_rows', 'label_validity', 'heatmap_labels',
-           'processbench_f1_in_context', 'cross_family', 'agreement_figure', 'content_notes', 'verifier_notes',
-           'model_notes', 'run_notes', 'cut_text', 'step_label', 'chain_key', 'alignment_frames', 'alignment_matrices',
-           'tune_log_outputs', 'PTPTraces', 'chain_item', 'fit', 'perturbed_units', 'record_units', 'baselines',
-           'forest_frame', 'forest_figure', 'ci_text', 'gain_lines', 'baseline_line', 'combined_line', 'data_line',
-           'findings']
+__all__ = ['SURPRISE', 'LEARNED_EVALUATIONS_NOTE', 'CONTENT_SIGNALS', 'LABEL_REVIEW_COLUMNS', 'LABEL_REVIEW_NOTE', 'MAX_BYTES',
+           'STEP_CHARS', 'TRACE_CHARS', 'STEP_SIGNALS', 'FOREST_COLUMNS', 'none_if_0', 'as_limit', 'signal_limits',
+           'make_verifier', 'learned_evaluations', 'dataset_table', 'pipeline_note', 'mark_model_rows',
+           'label_validity', 'heatmap_labels', 'processbench_f1_in_context', 'cross_family', 'agreement_figure',
+           'content_notes', 'verifier_notes', 'label_review', 'verifier_evidence', 'model_notes', 'run_notes',
+           'cut_text', 'step_label', 'chain_key', 'alignment_frames', 'alignment_matrices', 'tune_log_outputs',
+           'PTPTraces', 'chain_item', 'fit', 'perturbed_units', 'record_units', 'baselines', 'forest_frame',
+           'forest_figure', 'ci_text', 'gain_lines', 'baseline_line', 'combined_line', 'data_line', 'findings']
 
 # %% ../../nbs/69_validity_report.ipynb #465b6f6f
 SURPRISE = [s for s in SIGNALS if s.startswith("lm_surprise")]  # the LM-surprise signals (one prompt-scoring call per chain)
@@ -213,6 +214,35 @@ def verifier_notes(ver:pd.DataFrame,  # `verifier_prf` table (subset, precision,
                      f"(95 % range {r.perm_low:.3f}-{r.perm_high:.3f}, {r.n_perm} permutations).")
     return notes
 
+LABEL_REVIEW_COLUMNS = ["id", "subset", "step", "first_error", "where", "statement", "parsed", "rule", "evidence", "rel_error"]
+LABEL_REVIEW_NOTE = ("Flags of verified_computation on steps the human labels call correct: where = correct_chain (a solution "
+                     "labelled without error) or before_first_error (a step before the labelled first error). Each row is one "
+                     "false statement as written, as the verifier parsed it, the rule that judged it (exact, rounding, "
+                     "approximation, chain, order, identity) and what the verifier computed: the evidence a reader needs to "
+                     "tell a slip the labels missed from a misreading of the verifier.")
+
+def _statement_text(st)->str: return cut_text(f"{st.lhs} {st.rel} {st.rhs}", 300)
+
+def label_review(chains:Sequence[Chain],  # labelled chains (ProcessBench: first_error -1 when none)
+                 checks:Sequence[list],  # per chain, `check_chain` of its steps (`content.chain_checks`)
+                )->pd.DataFrame:
+    "Every false statement the verifier finds on a step the labels call correct, with its evidence (`LABEL_REVIEW_COLUMNS`)."
+    rows = []
+    for c, cs in zip(chains, checks):
+        f = -1 if c.first_error is None else int(c.first_error)
+        for i in range(len(cs) if f < 0 else min(f, len(cs))):
+            rows += [dict(id=c.id, subset=c.meta.get("subset", ""), step=i, first_error=f,
+                          where="correct_chain" if f < 0 else "before_first_error", statement=_statement_text(st),
+                          parsed=cut_text(st.parsed, 300), rule=st.rule, evidence=cut_text(st.evidence, 300),
+                          rel_error=st.rel_error) for st in cs[i].statements if st.status == "false"]
+    return pd.DataFrame(rows, columns=LABEL_REVIEW_COLUMNS)
+
+def verifier_evidence(checks:Sequence,  # `check_chain` of a chain's steps
+                     )->str:
+    "Each false statement of a chain with its evidence: 'step 3: 491 × 1001 = 491091 (exact): left side is 491491' ('' when none)."
+    return "; ".join(f"step {i}: {_statement_text(st)} ({st.rule}): {st.evidence}"
+                     for i, ck in enumerate(checks) for st in ck.statements if st.status == "false")
+
 # %% ../../nbs/69_validity_report.ipynb #bb3d74cd
 def model_notes(val:pd.DataFrame,  # the validity table
                 coverage:pd.DataFrame,  # `compute_signals` coverage (signal, dataset, n_scored, n_chains)
@@ -348,6 +378,7 @@ def chain_item(c:Chain,  # the chain
              label_used=TASKS.get(ds, {}).get("chain"), has_error=c.has_error,
              **{k: v for k, v in c.meta.items() if isinstance(v, (str, int, float, bool)) and k not in ("source",)})
     if c.error_steps is not None: f["error_steps"] = ", ".join(map(str, c.error_steps))
+    if (ev := verifier_evidence(check_chain(c.steps))): f["verifier_evidence"] = cut_text(ev, 2000)
     if c.meta.get("unuseful"): f["unuseful_steps"] = ", ".join(map(str, c.meta["unuseful"]))
     f.update({f"chain:{s}": cv[s] for s in SIGNALS if s in cv})
     f.update(extra or {})

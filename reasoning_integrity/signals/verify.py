@@ -4,7 +4,7 @@
 
 # %% ../../nbs/65_verify.ipynb #fb61fc17
 from __future__ import annotations
-import math, re
+import hashlib, math, random, re
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
 from typing import Sequence
@@ -16,9 +16,10 @@ from ..core.text import answer_extractor
 # %% auto #0
 __all__ = ['MAX_STEP_CHARS', 'MAX_STATEMENTS', 'MAX_SIDE_TOKENS', 'MAX_DEPTH', 'MAX_EXP', 'MAX_BITS', 'MAX_NUM_CHARS', 'MAX_FACT',
            'MAX_ROOT', 'FLOAT_RTOL', 'APPROX_RTOL', 'LEFT_WORDS', 'RIGHT_WORDS', 'OPERATOR_WORDS', 'APPROX_WORDS',
-           'TRIVIAL_NUMBERS', 'UNIT_CONSTANTS', 'MAX_ROUNDING_CANDIDATES', 'MAX_BOXED_CHARS', 'Tok', 'tokenize',
-           'step_numbers', 'Statement', 'StepCheck', 'check_step', 'check_chain', 'StepSupport', 'number_support',
-           'boxed', 'read_value', 'final_answer', 'answer_consistency', 'wilson', 'first_error_prf', 'verifier_prf']
+           'MAX_DEGREE', 'IDENTITY_POINTS', 'IDENTITY_SPAN', 'TRIVIAL_NUMBERS', 'UNIT_CONSTANTS',
+           'MAX_ROUNDING_CANDIDATES', 'MAX_BOXED_CHARS', 'Tok', 'tokenize', 'step_numbers', 'Statement', 'StepCheck',
+           'check_step', 'check_chain', 'StepSupport', 'number_support', 'boxed', 'read_value', 'final_answer',
+           'answer_consistency', 'wilson', 'first_error_prf', 'verifier_prf']
 
 # %% ../../nbs/65_verify.ipynb #0f9b62b5
 MAX_STEP_CHARS = 20_000   # a step is checked in its first 20,000 characters (the cut is counted as a ParseProblem)
@@ -48,7 +49,7 @@ _TOKEN = re.compile(r"""
 |(?P<mdel>\\\(|\\\)|\\\[|\\\]|\$\$|(?<!\\)\$)
 |(?P<mask>\d+(?:st|nd|rd|th)(?![A-Za-z])|\d{4}-\d{1,2}-\d{1,2}(?!\d)|\d{1,2}/\d{1,2}/\d{2,4}(?![\d/])|\d+:\d+(?::\d+)*|\d{3}-\d{3}-\d{4}|\d+(?:\.\d+){2,}|\d+–\d+|\d+-\d+(?=\s+[A-Za-z]{2}))
 |(?P<rep>\d*\.\d*\\(?:overline|bar|dot)\{\d{1,30}\}|\d*\.\d*\\(?:overline|bar|dot)\d)
-|(?P<num>(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(?:\.\d+)?(?:[eE][+-]?\d{1,3}(?![\w.]))?|\.\d+)
+|(?P<num>(?:\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?!\d|,\d)|\d+)(?:\.\d+)?(?:[eE][+-]?\d{1,3}(?![\w.]))?|\.\d+)
 |(?P<cmd>\\[A-Za-z]+)
 |(?P<esc>\\[%$#&{}_|])
 |(?P<bad>==|<=|>=|!=|:=|\+=|-=|\*=|/=|=<|<>|->|<-|=>)
@@ -132,7 +133,7 @@ def _brace_end(text:str, i:int, limit:int=400)->int:
 # %% ../../nbs/65_verify.ipynb #caca83e9
 def _num_token(tok:Tok, t:str):
     "Fill in a number token: its digits without separators and its printed decimals (a long one is BIGNUM)."
-    body = t.replace(",", "")
+    body = re.sub(r"\{,\}|\\,|,", "", t)
     if len(body) > MAX_NUM_CHARS: tok.kind = "BIGNUM"; return
     mant = re.split(r"[eE]", body)[0]
     tok.dec, tok.val = (len(mant.split(".")[1]) if "." in mant else 0), body
@@ -145,14 +146,19 @@ def _repeating(t:str)->Fraction:
     return Fraction(int(a or 0)) + (Fraction(int(b or 0)) + Fraction(int(c), 10 ** len(c) - 1)) / 10 ** len(b)
 
 # %% ../../nbs/65_verify.ipynb #8cf3b276
+_ORDER = frozenset("<>≤≥≠")   # the order relations, and ≠, checked between closed-form sides
+_ASCII_REL = {"<=": "≤", ">=": "≥", "!=": "≠"}
+_CMD_REL = {"lt": "<", "gt": ">", "le": "≤", "leq": "≤", "leqslant": "≤", "ge": "≥", "geq": "≥", "geqslant": "≥",
+            "ne": "≠", "neq": "≠"}
+_RATIO = re.compile(r"(\d{1,9}):(\d{1,9})")
 _PLAIN = {"sub": "SUB", "lp": "LP", "rp": "RP", "pct": "PCT", "pi": "PI", "deg": "DEG", "ell": "ELL"}
 
 def _plain_token(g:str, t:str, in_math:bool)->tuple:
     "(kind, value) of a token whose kind its regex group `g` and text `t` decide alone (`in_math`: inside a formula)."
-    if g == "bad": return ("SAFE" if t == "=>" else "UNSAFE",)
+    if g == "bad": return ("SAFE",) if t == "=>" else ("REL", _ASCII_REL[t]) if t in _ASCII_REL else ("UNSAFE",)
     if g == "op": return "OP", _OPS[t]
     if g == "rel": return "REL", "=" if t == "=" else "~"
-    if g == "cmp": return ("SAFE" if t in "⇒⟹∴∵" else "UNSAFE",)
+    if g == "cmp": return ("SAFE",) if t in "⇒⟹∴∵" else ("REL", t) if t in _ORDER else ("UNSAFE",)
     if g in _PLAIN: return _PLAIN[g], t
     if g == "sqrt": return "ROOT", _ROOTS[t]
     if g == "sup": return "SUP", t.translate(_SUP)
@@ -166,6 +172,7 @@ def _plain_token(g:str, t:str, in_math:bool)->tuple:
 def tokenize(text:str,  # a step (already capped) or a piece of one
              base:int=0,  # offset of `text` in the step, for the spans of statements
              in_text:bool=False,  # inside \text{…}: everything is prose
+             ratio:bool=False,  # the step speaks of a ratio: `3:4` is read as 3/4
             )->list[Tok]:
     "Tokens of a step: numbers, operators, relations, brackets, LaTeX constructs, words and breakers (SAFE/UNSAFE)."
     spans, roles = ([], {}) if in_text else _math_spans(text)
@@ -182,12 +189,17 @@ def tokenize(text:str,  # a step (already capped) or a piece of one
         if g == "ws" or g == "cur" or (g == "mdel" and t == "$" and roles.get(s) == "currency"): sp = True
         elif g == "nl": add("NL")
         elif g == "mdel": add("MDEL")
+        elif g == "mask" and ratio and (rm := _RATIO.fullmatch(t)):   # 3:4 in a step about ratios: (3/4)
+            c = s + len(rm.group(1))
+            add("LP", None, "(", s, s); add("NUM", None, rm.group(1), s, c); _num_token(out[-1], rm.group(1))
+            add("OP", "/", ":", c, c + 1); add("NUM", None, rm.group(2), c + 1, e); _num_token(out[-1], rm.group(2)); add("RP", None, ")", e, e)
         elif g == "mask": add("UNSAFE")
         elif g == "num": add("NUM"); _num_token(out[-1], t)
         elif g == "rep": add("NUM", _repeating(t))
         elif g == "cmd":
             name, kind = t[1:], _CMD_KIND.get(t[1:])
             if name in _CMD_OP: add("OP", _CMD_OP[name])
+            elif name in _CMD_REL: add("REL", _CMD_REL[name])
             elif kind in ("FRAC", "SQRT", "BINOM", "PI", "SAFE"): add(kind)
             elif kind == "APPROX": add("REL", "~")
             elif kind == "DOTS": add("ELL")
@@ -203,7 +215,7 @@ def tokenize(text:str,  # a step (already capped) or a piece of one
                 if kind == "TEXT" and mth and not in_text and not (out and out[-1].kind in _VALUE_END) and re.search("[A-Za-z]", inner):
                     add("VAR", inner[:40], text[s:end], s, end)   # \text{Total cost}: a named quantity
                 elif kind == "TEXT":
-                    sub = tokenize(inner, base + j + 1, in_text=True)   # \text{ apples}: prose
+                    sub = tokenize(inner, base + j + 1, in_text=True, ratio=ratio)   # \text{ apples}: prose
                     if sub: sub[0].sp = True
                     out.extend(sub); sp = True
                 elif kind == "ENV": add("SAFE", None, text[s:end], s, end)
@@ -236,7 +248,8 @@ def _contextualise(T:list[Tok])->list[Tok]:
                 prev.kind == "PUNCT" and prev.text in ".:;" and t.sp)):
             t.kind = "SAFE"                                      # a bullet: '- 10 = 2 * 5'
         elif k == "SUB":
-            if prev is not None and not t.sp and prev.kind in ("VAR", "WORD", "NUM"): prev.kind = "VAR"; continue
+            if prev is not None and not t.sp and prev.kind in ("VAR", "WORD", "NUM"):
+                prev.kind, prev.val = "VAR", f"{prev.val or prev.text}{t.text}"; continue   # x_1, a_{n+1}: a name of its own
             t.kind = "UNSAFE"
         elif k == "PUNCT" and t.text in ("'", "′") and prev is not None and prev.kind in ("VAR", "WORD") and not t.sp \
                 and nxt is not None and not nxt.sp and (nxt.kind == "LP" or nxt.text in ("'", "′")):
@@ -245,6 +258,9 @@ def _contextualise(T:list[Tok])->list[Tok]:
                 and (prev.kind in ("NUM", "RP", "PCT") or (prev.kind == "WORD" and any(x.kind == "NUM" for x in out[-4:-1]))) \
                 and (nxt.kind == "NUM" or (nxt.kind == "LP" and not t.math)):
             t.kind, t.val = "OP", "*"                            # 2 x 3, 3 fish x $1, 4 times 5
+        elif k == "WORD" and t.text == "of" and prev is not None and prev.kind == "MDEL" and len(out) > 1 and out[-2].kind == "PCT" \
+                and nxt is not None and (nxt.kind == "NUM" or (nxt.kind == "MDEL" and i + 2 < n and T[i + 2].kind == "NUM")):
+            t.kind, t.val = "OP", "*"                            # $20\%$ of $50$
         elif k == "WORD" and t.text == "of" and nxt is not None and nxt.kind == "NUM" and prev is not None and (prev.kind == "PCT" or (
                 prev.kind == "NUM" and len(out) > 2 and out[-2].kind == "OP" and out[-2].val == "/" and out[-3].kind == "NUM")):
             t.kind, t.val = "OP", "*"                            # 20% of 50, 1/3 of 18: a product
@@ -356,7 +372,10 @@ def _runs(T:list[Tok],  # contextualised tokens
             flush(i, True); i += 1; continue
         if k == "WORD":
             w = t.text.lower()
-            if w in APPROX_WORDS and cur and cur[-1].kind == "REL": cur[-1].val = "~"; i += 1; continue
+            if w in APPROX_WORDS and cur and cur[-1].kind == "REL" and cur[-1].val == "=": cur[-1].val = "~"; i += 1; continue
+            if w in _REL_WORDS and cur and not rel and cur[-1].kind in _VALUE_END and _subject(T, i, cur[0], ops > 0) \
+                    and (r := _prose_relation(T, i, ops > 0)):
+                push(Tok("REL", _text_of(T, i, r[0]), t.s, T[r[0] - 1].e, t.math, t.sp, r[1])); i = r[0]; continue
             if len(cur) > 1 and cur[-1].kind == "OP" and cur[-1].val == "/" and cur[-2].kind == "NUM":
                 j = _unit_phrase(T, i)                           # $194/meter × 490, $3/day: a rate
                 if j > 0: cur.pop(); ops -= 1; cur[-1].unit = True; i = j; continue
@@ -366,21 +385,78 @@ def _runs(T:list[Tok],  # contextualised tokens
                                   or (T[j].kind == "REL" and ops)):
                     cur[-1].unit = True; i = j; continue
             if not cur and w in _DETERMINERS: i += 1; continue   # '20% of the 50 + 5': the taint of 'of' carries over 'the'
-            q = i - 1
-            while q >= 0 and T[q].kind in ("MDEL", "WORD") and (T[q].kind == "MDEL" or T[q].text.lower() in _DETERMINERS): q -= 1
-            p = T[q] if q >= 0 else None
-            if w in ("of", "by"):   # '20% of 50', 'half of 18', 'multiplied by 3' change the next side; 'total of 50' does not
-                lu = p is not None and (p.kind in _VALUE_END or (p.kind == "WORD" and p.text.lower() in (_MULTIPLIER if w == "of" else _SCALE_VERBS)))
-            else: lu = w in LEFT_WORDS
-            flush(i, w in RIGHT_WORDS, lu); i += 1; continue
+            flush(i, w in RIGHT_WORDS, _taints_next(T, i, w)); i += 1; continue
         if k == "NL":
             if cur and (cur[-1].kind in ("OP", "REL") or (i + 1 < n and T[i + 1].kind == "REL")): i += 1; continue
             flush(i, False); i += 1; continue
-        if k == "MDEL" and (not cur or cur[-1].kind == "REL" or (cur[-1].kind == "OP" and len(cur) > 1)): i += 1; continue   # '20% of $\$50', '= $\boxed{45}$'
+        if k == "MDEL" and (m := _delimiter(T, i, cur)):
+            if m == "goes_on": flush(i, True)
+            i += 1; continue
         if k == "PUNCT" and t.text == "," and depth: t.kind = "COMMA"; push(t); i += 1; continue   # (5, 7)
         flush(i, k == "UNSAFE"); i += 1
     flush(n, False)
     return runs
+
+# %% ../../nbs/65_verify.ipynb #5c29eb38
+_REL_WORDS = frozenset("is equals".split())
+_PROSE_REL = {("equals",): "=", ("is", "equal", "to"): "=", ("is",): "=", ("is", "not", "equal", "to"): "≠",
+              **{("is", w, "than"): "<" for w in ("less", "smaller", "lower", "fewer")},
+              **{("is", w, "than"): ">" for w in ("greater", "more", "larger", "bigger", "higher")},
+              ("is", "at", "least"): "≥", ("is", "at", "most"): "≤"}
+
+def _text_of(T:list, i:int, j:int)->str: return " ".join(t.text for t in T[i:j])
+
+def _prose_relation(T:list, i:int, computed:bool)->tuple|None:
+    """(index after the words, relation) when the words at `T[i]` state a relation to a number ('is 15', 'equals 10',
+    'is less than 999', 'is at least 3'); plain 'is'/'equals' only after a computation (`computed`: '20% of 50 is 15')."""
+    words = []
+    for j in range(i, min(len(T), i + 4)):
+        if T[j].kind != "WORD": break
+        words.append(T[j].text.lower())
+        rel = _PROSE_REL.get(tuple(words))
+        if rel is None or (rel == "=" and not computed): continue
+        k = j + 1
+        while k < len(T) and T[k].kind == "MDEL": k += 1
+        q = k + 1
+        while q < len(T) and T[q].kind == "MDEL": q += 1
+        v = k + 1 if k + 1 < len(T) and T[k].kind == "LP" and T[k].s == T[k].e else k   # a ratio, read as (a/b)
+        if v < len(T) and T[v].kind in ("NUM", "VUL") and not (q < len(T) and T[q].kind == "WORD" and T[q].text.lower() in _GOES_ON):
+            return k, rel
+    return None
+
+def _taints_next(T:list, i:int, w:str)->bool:
+    "Whether the word `w` at `T[i]` may change the value of the side after it ('20% of 50', 'multiplied by 3', 'half 18')."
+    if w not in ("of", "by"): return w in LEFT_WORDS
+    q = i - 1
+    while q >= 0 and T[q].kind in ("MDEL", "WORD") and (T[q].kind == "MDEL" or T[q].text.lower() in _DETERMINERS): q -= 1
+    p = T[q] if q >= 0 else None   # 'total of 50' does not
+    return p is not None and (p.kind in _VALUE_END or (p.kind == "WORD" and p.text.lower() in (_MULTIPLIER if w == "of" else _SCALE_VERBS)))
+
+def _delimiter(T:list, i:int, cur:list)->str|None:
+    """What a math delimiter `T[i]` does to the current run: 'skip' it ('20% of $\\$50', '= $\\boxed{45}$', '$20\\%$ of
+    $50$ is $10$'), end the run with its last side going on ('goes_on': '70 ≤ 24\\( K \\)'), or None (ends the run)."""
+    nx = T[i + 1] if i + 1 < len(T) else None
+    if not cur or cur[-1].kind == "REL" or (cur[-1].kind == "OP" and len(cur) > 1) or (nx is not None and (
+            (nx.kind == "OP" and nx.text == "of") or (nx.kind == "WORD" and nx.text.lower() in _REL_WORDS))): return "skip"
+    if T[i].text in ("\\(", "\\[") and not T[i].sp and nx is not None and nx.kind in _VALUE_START: return "goes_on"
+    return None
+
+_GOES_ON = OPERATOR_WORDS | frozenset("raised to times".split())   # '5^8 is 5 raised to …': the number is not the value
+_PROPERTY = frozenset("of in for at".split())   # 'the units digit of 16^17 is 6': the subject is not the expression
+
+_OPENERS = frozenset("since as because so thus hence therefore but clearly now here then and".split()) - {"and"}
+
+def _subject(T:list, i:int, first:Tok, computed:bool)->bool:
+    """Whether the run ending before `T[i]` (starting at `first`) is the subject of a prose relation: not the object of a
+    property ('the units digit of 16^17 is 6'); a lone number only at the start of a clause ('Since 994 is less than 999',
+    not 'legs of 2 and 4 is less than 2 units away')."""
+    k = i - 1
+    while k >= 0 and T[k] is not first: k -= 1
+    k -= 1
+    while k >= 0 and T[k].kind == "MDEL": k -= 1
+    if k < 0 or T[k].kind in ("NL", "SAFE") or (T[k].kind == "PUNCT" and T[k].text in ".,;:!?"): return True
+    if T[k].kind == "WORD" and T[k].text.lower() in _PROPERTY: return False
+    return computed or (T[k].kind == "WORD" and T[k].text.lower() in _OPENERS)
 
 # %% ../../nbs/65_verify.ipynb #c418652b
 class _Fail(Exception):
@@ -420,6 +496,7 @@ class _Parser:
                 self.take(); a = (t.val, a, self.unary()); self.ops += 1; div = div or t.val == "/"
             elif t.kind in _VALUE_START and not (t.kind == "NUM" and t.sp):
                 if div: raise _Fail("ambiguous")
+                if t.kind == "LP" and not t.sp and a[0] == "v": self.var = "fn"   # f(x), P(n + 1): maybe a function
                 a = ("*", a, self.unary()); self.ops += 1
             else: break
         return a
@@ -444,13 +521,6 @@ class _Parser:
             elif t.kind == "PCT": a = ("%", a)
             else: a = ("^", a, _n(int(t.val))); self.ops += 1
         return a
-    def group(self):
-        "An argument of \\frac, \\sqrt, \\binom: {…}, or one token."
-        t = self.peek()
-        if t is None: raise _Fail("syntax")
-        if t.kind == "LP" and t.text == "{": return self.bracketed()
-        if t.kind in ("NUM", "VAR", "PI", "VUL"): return self.atom()
-        raise _Fail("syntax")
 
 # %% ../../nbs/65_verify.ipynb #8ae95a01
 @patch
@@ -491,6 +561,15 @@ def mixed(self:_Parser, a):
 
 # %% ../../nbs/65_verify.ipynb #16a792cb
 @patch
+def group(self:_Parser):
+    "An argument of \\frac, \\sqrt, \\binom: {…}, or one token."
+    t = self.peek()
+    if t is None: raise _Fail("syntax")
+    if t.kind == "LP" and t.text == "{": return self.bracketed()
+    if t.kind in ("NUM", "VAR", "PI", "VUL"): return self.atom()
+    raise _Fail("syntax")
+
+@patch
 def atom(self:_Parser):
     t = self.peek()
     if t is None: raise _Fail("syntax")
@@ -501,7 +580,7 @@ def atom(self:_Parser):
         return a
     if k == "VUL": self.take(); return ("n", t.val, None, False)
     if k == "PI": self.take(); return ("pi",)
-    if k == "VAR": self.take(); self.var = True; return ("v", t.val or t.text)
+    if k == "VAR": self.take(); self.var = self.var or True; return ("v", t.val or t.text)
     if k == "LP": return self.bracketed()
     if k == "FRAC":
         self.take(); self.ops += 1
@@ -741,13 +820,16 @@ class Statement:
     "One relation `lhs = rhs` (or `≈`) of a step, and the verifier's verdict."
     lhs: str  # the left side as written
     rhs: str  # the right side as written
-    rel: str  # "=" or "≈"
+    rel: str  # "=", "≈", "<", ">", "≤", "≥" or "≠"
     status: str  # "true", "false", "skipped" (not a checkable computation) or "unparsed"
     kind: str = ""  # why skipped or unparsed (table above)
     lhs_value: float|None = None  # value of the left side, when closed-form
     rhs_value: float|None = None  # value of the right side, when closed-form
     rel_error: float = 0.0  # |lhs − rhs| / max(|lhs|, |rhs|) of a false statement, else 0
     span: tuple = (0, 0)  # character offsets of the statement in the step
+    rule: str = ""  # the check that judged it: exact, rounding, approximation, percent, chain, order or identity
+    parsed: str = ""  # both sides as the verifier read them ('491*1001 = 491091')
+    evidence: str = ""  # for a false statement: what the verifier computed ('left side is 491491')
 
     def to_dict(self)->dict: return asdict(self)
 
@@ -788,6 +870,23 @@ def _rejected(T:list, i:int, window:int=40)->bool:
     words = [t.text.lower() for t in T[i:i + window] if t.kind in ("WORD", "VAR")]
     return any(w in _REJECT for w in words) or any(a in ("not", "isn't", "doesn't") and b in _NOT_WHAT for a, b in zip(words, words[1:]))
 
+_TRIAL = frozenset("if suppose supposing assume assuming whether hypothetically try trying test testing guess imagine".split())
+
+def _run_start(T:list, run:_Run)->int:
+    "Index in `T` of the run's first token."
+    k = run.after - 1
+    while k > 0 and T[k] is not run.toks[0]: k -= 1
+    return k
+
+def _under_test(T:list, run:_Run, k:int, window:int=25)->bool:
+    """Whether a run (starting at `T[k]`) is a statement under test, not an assertion: a trial word earlier in its clause
+    ('Suppose 3 + 4 = 8', 'check whether 5 × 5 = 24', 'if x = 3 then') or a question mark right after it."""
+    for q in range(k - 1, max(-1, k - window), -1):
+        t = T[q]
+        if t.kind == "NL" or (t.kind == "PUNCT" and t.text in ".;:?!,"): break
+        if t.kind == "WORD" and t.text.lower() in _TRIAL: return True
+    return any(t.kind == "PUNCT" and t.text == "?" for t in T[run.after:run.after + 3])
+
 def _congruent(a, b, moduli)->bool:
     "Whether integers a and b are congruent modulo one of `moduli`."
     return all(isinstance(x, Fraction) and x.denominator == 1 for x in (a, b)) and any((a - b) % m == 0 for m in moduli)
@@ -824,6 +923,109 @@ def _fits(v)->bool:
     try: float(v); return True
     except OverflowError: return False
 
+# %% ../../nbs/65_verify.ipynb #c6445a3a
+MAX_DEGREE = 40  # largest total degree of the two sides of an identity (numerator plus denominator degrees)
+IDENTITY_POINTS = 3  # random points at which both sides of an identity must agree
+IDENTITY_SPAN = 10 ** 6  # each variable is drawn from the integers −10⁶ … 10⁶
+_NOT_VARIABLES = frozenset("i e omega zeta".split())   # √−1, Euler's number, roots of unity: not free letters
+
+def _names(t, out:set)->set:
+    "The variables of a tree."
+    if t[0] == "v": out.add(t[1])
+    elif t[0] not in ("n", "pi"):
+        for c in (t[1] if t[0] == "tuple" else t[1:]):
+            if isinstance(c, tuple): _names(c, out)
+    return out
+
+def _degree(t)->int:
+    "Total degree of a tree as a rational function (numerator plus denominator); raises `_Fail` when not one."
+    op = t[0]
+    if op in ("n", "pi"): return 0
+    if op == "v": return 1
+    if op in ("neg", "%"): return _degree(t[1])
+    if op in "+-": return max(_degree(t[1]), _degree(t[2]))
+    if op in "*/": return _degree(t[1]) + _degree(t[2])
+    if op == "^" and not _names(t[2], set()):
+        e = _ev(t[2])
+        if isinstance(e, Fraction) and e.denominator == 1 and abs(e) <= MAX_DEGREE: return _degree(t[1]) * abs(int(e))
+    if not _names(t, set()): return 0
+    raise _Fail("symbolic")   # a letter in an exponent, a root, a factorial: not a rational function
+
+def _ev_at(t, env:dict):
+    "Value of a tree with its letters set by `env` (exact for rational functions)."
+    op = t[0]
+    if op == "v": return env[t[1]]
+    if op == "neg": return -_ev_at(t[1], env)
+    if op == "%": return _ev_at(t[1], env) / 100
+    if op in ("+", "-", "*", "/"): return _arith(op, _ev_at(t[1], env), _ev_at(t[2], env))
+    if op == "^" and _names(t[1], set()): return _pow(_ev_at(t[1], env), _ev(t[2]))
+    return _ev(t)
+
+def _identity(lt, rt, key:str)->tuple|None:
+    """(holds, point, left, right): both sides compared exactly at `IDENTITY_POINTS` random integer points (seeded by
+    `key`); None when the sides are not rational functions of the same free letters within the caps."""
+    vs = _names(lt, set())
+    if not vs or vs != _names(rt, set()) or len(vs) > 6 or vs & _NOT_VARIABLES: return None
+    if any(len(v.split("_")[0]) > 1 and v.split("_")[0] not in _GREEK for v in vs): return None   # 'area', 'AC': names
+    try:
+        if _degree(lt) + _degree(rt) > MAX_DEGREE: return None
+    except _Fail: return None
+    rnd, ok = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16)), 0
+    for _ in range(4 * IDENTITY_POINTS):
+        env = {v: Fraction(rnd.randint(-IDENTITY_SPAN, IDENTITY_SPAN)) for v in sorted(vs)}
+        try: a, b = _ev_at(lt, env), _ev_at(rt, env)
+        except (_Fail, *_ERRORS): continue   # a pole of one side: another point
+        if not (isinstance(a, Fraction) and isinstance(b, Fraction)): return None
+        if a != b: return False, env, a, b
+        ok += 1
+        if ok == IDENTITY_POINTS: return True, env, a, b
+    return None
+
+# %% ../../nbs/65_verify.ipynb #474f0f3f
+def _shape(t)->tuple:
+    "A tree with its numbers and letters blanked: two instances of one formula ('(h − 2)² = (h − 4)²') are a condition."
+    if t[0] in ("n", "v", "pi"): return (t[0],)
+    return (t[0], *(_shape(c) if isinstance(c, tuple) and c and isinstance(c[0], str) else c for c in t[1:]))
+
+def _fmt(v)->str:
+    "A value as evidence: an exact integer or small fraction as written, else 10 significant digits."
+    if isinstance(v, Fraction) and (v.denominator == 1 or len(str(v)) <= 24) and len(str(v)) <= 40: return str(v)
+    return f"{float(v):.10g}" if _fits(v) else f"<{v.numerator.bit_length()}-bit number>"
+
+_SYM = {"*": "×", "/": "/", "+": "+", "-": "−"}
+def _render(t)->str:
+    "A parsed side, fully bracketed: what the verifier read."
+    op = t[0]
+    if op == "n": return _fmt(t[1])
+    if op == "v": return t[1]
+    if op == "pi": return "π"
+    if op == "neg": return f"−{_render(t[1])}"
+    if op == "%": return f"{_render(t[1])}%"
+    if op == "!": return f"({_render(t[1])})!"
+    if op == "root": return f"root({_render(t[1])}, {_render(t[2])})"
+    if op == "C": return f"C({_render(t[1])}, {_render(t[2])})"
+    if op == "tuple": return "(" + ", ".join(_render(x) for x in t[1]) + ")"
+    return f"({_render(t[1])} {_SYM.get(op, op)} {_render(t[2])})"
+
+# %% ../../nbs/65_verify.ipynb #70320538
+def _order(a, b, rel:str)->bool|None:
+    "Whether `a rel b` holds (<, >, ≤, ≥, ≠); None when float values are too close to decide."
+    if not (isinstance(a, Fraction) and isinstance(b, Fraction)):
+        a, b = _f(a), _f(b)
+        if abs(a - b) <= FLOAT_RTOL * max(1.0, abs(a), abs(b)): return None
+    return {"<": a < b, ">": a > b, "≤": a <= b, "≥": a >= b, "≠": a != b}[rel]
+
+def _false(st:Statement, a, b, why:str):
+    st.status, st.rel_error, st.evidence = "false", _rel_error(a, b), why
+
+def _judge_identity(st:Statement, lt, rt):
+    "Judge a rewrite `lt = rt` as an identity (when both sides are rational functions of the same letters)."
+    r = _identity(lt, rt, st.parsed)
+    if r is None: return
+    ok, env, a, b = r
+    st.kind, st.rule, st.status = "", "identity", "true" if ok else "false"
+    if not ok: _false(st, a, b, "at " + ", ".join(f"{k} = {_fmt(v)}" for k, v in env.items()) + f": left side is {_fmt(a)}, right side is {_fmt(b)}")
+
 # %% ../../nbs/65_verify.ipynb #e0d64c20
 class _Sides:
     "The sides of one run, each parsed and evaluated once: (tree, n_ops, has_letters, value, failure)."
@@ -838,25 +1040,48 @@ class _Sides:
             except _ERRORS: self.memo[j] = (None, 0, False, None, "undefined")
         return self.memo[j]
 
-def _judge_pair(st:Statement, left:tuple, right:tuple, approx:bool, int_div:bool)->list:
-    "Fill in `st` from its two parsed sides; the (left, right) value pairs it was judged on."
+def _judge_pair(st:Statement, left:tuple, right:tuple, approx:bool, int_div:bool, rel:str="=", chain:bool=False,
+                rewrite:bool=False)->list:
+    """Fill in `st` from its two parsed sides; the (left, right) value pairs it was judged on. `chain`: the statement is a
+    link of `a = b = c`; `rewrite`: a link after the first of such a chain, whose sides may be checked as an identity."""
     lt, lops, lvar, lv, lerr = left
     rt, rops, rvar, rv, rerr = right
     why = lerr or rerr
     if why: st.status, st.kind = ("skipped" if why in ("percent_mix", "ambiguous") else "unparsed"), why; return []
-    if lvar or rvar: st.kind = "symbolic"; return []
+    st.parsed = f"{_render(lt)} {st.rel} {_render(rt)}"
+    if lvar or rvar:
+        st.kind = "symbolic"
+        if rewrite and rel == "=" and lvar is True and rvar is True and lops and rops and not approx and _shape(lt) != _shape(rt) \
+                and not (_has_approx(lt) or _has_approx(rt) or _max_dec(lt) >= 3 or _max_dec(rt) >= 3):
+            _judge_identity(st, lt, rt)
+        return []
     if int_div and lt[0] == "/": st.kind = "remainder"; return []
     tl, tr = lt[0] == "tuple", rt[0] == "tuple"
     if tl != tr or (tl and len(lv) != len(rv)): st.kind = "tuple"; return []
-    pairs = list(zip(lt[1], rt[1], lv, rv)) if tl else [(lt, rt, lv, rv)]
     if not tl: st.lhs_value, st.rhs_value = (_f(lv) if _fits(lv) else None), (_f(rv) if _fits(rv) else None)
-    if not lops and not rops: st.kind = "literal"; return []
+    if rel in _ORDER:   # 994 < 999: literals too are a claim
+        if tl: st.kind = "tuple"; return []
+        ok = _order(lv, rv, rel)
+        if ok is None or (not ok and rel != "≠" and (approx or _has_approx(lt) or _has_approx(rt)) and _judge(lt, rt, lv, rv, True)):
+            st.kind = "rounding"; return []
+        st.rule, st.status = "order", "true" if ok else "false"
+        if not ok: _false(st, lv, rv, f"left side is {_fmt(lv)}, right side is {_fmt(rv)}")
+        return []
+    pairs = list(zip(lt[1], rt[1], lv, rv)) if tl else [(lt, rt, lv, rv)]
+    if not lops and not rops and "pi" not in (lt[0], rt[0]):
+        if not (chain and _literal(lt) and _literal(rt)) or _judge(lt, rt, lv, rv, approx): st.kind = "literal"; return []
+        st.rule = "chain"; _false(st, lv, rv, f"the chain states {_fmt(lv)} = {_fmt(rv)}"); return []
     approx = approx or _has_approx(lt) or _has_approx(rt) or (lops and _max_dec(lt) >= 3) or (rops and _max_dec(rt) >= 3)
     oks = [_judge(a_t, b_t, a, b, approx) for a_t, b_t, a, b in pairs]
     if not all(oks) and not tl and rops and _leftmost(rt)[0] == "n" and _leftmost(rt)[1] == lv:
         st.kind = "running_total"; return []
     st.status = "true" if all(oks) else "false"
-    st.rel_error = 0.0 if all(oks) else max(_rel_error(a, b) for (*_, a, b), ok in zip(pairs, oks) if not ok)
+    st.rule = "approximation" if approx else "exact" if all(isinstance(x, Fraction) and x == y for *_, x, y in pairs) else "rounding"
+    if not all(oks):
+        a, b = next((x, y) for (*_, x, y), ok in zip(pairs, oks) if not ok)
+        st.rule = "approximation" if approx else "exact"
+        _false(st, a, b, f"left side is {_fmt(a)}" + ("" if _literal(rt) else f", right side is {_fmt(b)}"))
+        st.rel_error = max(_rel_error(a, b) for (*_, a, b), ok in zip(pairs, oks) if not ok)
     return [] if tl else [(lv, rv)]
 
 # %% ../../nbs/65_verify.ipynb #3616dfcd
@@ -874,19 +1099,26 @@ def _check_run(sc:StepCheck, run:_Run, T:list, text:str, moduli:list):
     remainder = any(t.kind in ("WORD", "VAR") and str(t.val if t.kind == "VAR" and t.val else t.text).strip("{}() ") in _REMAINDER
                     for t in tail)
     rounded = any(t.kind == "WORD" and t.text.lower() in _ROUNDED for t in tail[:3])
+    k0 = _run_start(T, run)
+    tested, chain = _under_test(T, run, k0), len(rels) > 1 and all(r.val in ("=", "~") for r in rels)
+    glued = bool(sides[0]) and sides[0][0].kind == "OP" and (sides[0][0].val in "+*/^" or (
+        k0 > 0 and not sides[0][0].sp and T[k0 - 1].kind in ("PUNCT", "WORD", "VAR")))   # 'b! + 2 ≥ 26': a piece
+    bare = [all(t.kind in ("NUM", "PCT") or (t.kind == "OP" and t.val == "-") for t in x) for x in sides]
     for j, rel in enumerate(rels):
         if len(sc.statements) >= MAX_STATEMENTS: sc.n_unparsed += 1; continue
         L, R = sides[j], sides[j + 1]
-        st = Statement(text[L[0].s:L[-1].e] if L else "", text[R[0].s:R[-1].e] if R else "", "≈" if rel.val == "~" else "=",
+        st = Statement(text[L[0].s:L[-1].e] if L else "", text[R[0].s:R[-1].e] if R else "", "≈" if rel.val == "~" else rel.val,
                        "skipped", span=((L or [rel])[0].s, (R or [rel])[-1].e))
         sc.statements.append(st)
         if not L or not R: st.kind = "definition"
-        elif not (whole[j] and whole[j + 1]) or (j == 0 and (run.left_unsafe or (run.left_word and L[0].kind == "OP"))) \
+        elif tested: st.kind = "under_test"
+        elif not (whole[j] and whole[j + 1]) or (j == 0 and (run.left_unsafe or glued or (run.left_word and L[0].kind == "OP"))) \
                 or (j + 1 == last and (run.right_unsafe or R[-1].kind == "OP")):
             st.kind = "context"
         else:
-            try: sc.results += [(st, *p) for p in _judge_pair(st, S[j], S[j + 1], rel.val == "~" or (j + 1 == last and rounded),
-                                                              j + 1 == last and remainder)]
+            try: sc.results += [(st, *p, bare[j + 1]) for p in _judge_pair(st, S[j], S[j + 1], rel.val == "~" or (j + 1 == last and rounded),
+                                                              j + 1 == last and remainder, "=" if rel.val == "~" else rel.val,
+                                                              chain and bare[j] and bare[j + 1], j > 0 and rels[j - 1].val == "=")]
             except _Fail as f: st.status, st.kind = "unparsed", f.kind
             except _ERRORS as f:   # a defect of the verifier: counted, never raised
                 st.status, st.kind = "unparsed", "error"
@@ -905,6 +1137,7 @@ def _check_run(sc:StepCheck, run:_Run, T:list, text:str, moduli:list):
             v = S[j][3]
             sc.values += [x for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, Fraction)]
 
+# %% ../../nbs/65_verify.ipynb #fdcea671
 def _check_expr(sc:StepCheck, toks:list):
     "A run with an operation and no relation ('300 - 60.'): its value is one the step computed."
     side, whole = _trim(toks, True, True)
@@ -917,20 +1150,30 @@ def _check_expr(sc:StepCheck, toks:list):
     except (_Fail, *_ERRORS): pass   # not a statement: there is nothing to count
 
 # %% ../../nbs/65_verify.ipynb #78ba63c0
+_RATIO_WORD = re.compile(r"\bratios?\b", re.I)
+
+def _corrected(results:list):
+    "A false result ('… = 999') whose left value a later true statement of the step computes correctly is corrected."
+    for k, (st, a, _b, bare) in enumerate(results):
+        if st.status == "false" and bare and any(s2.status == "true" and a2 == a and s2.span[0] > st.span[0]
+                                                 for s2, a2, *_ in results[k + 1:]):
+            st.status, st.kind, st.rule, st.rel_error = "skipped", "corrected", "", 0.0
+
 def check_step(step:str,  # one step of a chain (untrusted model text)
               )->StepCheck:
     "Find the relations a step states, and check every closed-form one exactly (never raises)."
     sc = StepCheck()
     if not isinstance(step, str): return sc
     text = cap_text(step, MAX_STEP_CHARS, sc.problems, "step_truncated")
-    T = _contextualise(tokenize(text))
+    T = _contextualise(tokenize(text, ratio=bool(_RATIO_WORD.search(text))))
     moduli = [int(m) for m in _MODULUS.findall(text)[:50] if int(m) > 1]
     exprs = []
     for run in _runs(T, exprs): _check_run(sc, run, T, text, moduli)
     for toks in exprs: _check_expr(sc, toks)
     sc.numbers = _numbers(T)
+    _corrected(sc.results)
     sc.derived = [(l, r) for _, l, r in sorted(sc.derived, key=lambda x: x[0])]
-    sc.results = [(a, b) for st, a, b in sc.results if st.status in ("true", "false")]
+    sc.results = [(a, b) for st, a, b, _ in sc.results if st.status in ("true", "false")]
     over = sc.n_unparsed
     for st in sc.statements:
         sc.n_checkable += st.status in ("true", "false"); sc.n_false += st.status == "false"
