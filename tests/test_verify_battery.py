@@ -42,6 +42,7 @@ NOTATIONS = {
     "chain": lambda r: (lambda a, b: (f"$ {a} + {b} = {a + b} = {{v}} $", a + b, a + b + 2))(r.randint(1, 99), r.randint(1, 99)),
     "approx": lambda r: (lambda n: (f"$\\sqrt{{{n}}} \\approx {{v}}$", f"{n ** 0.5:.2f}", f"{n ** 0.5 + 0.3:.2f}"))(r.choice([k for k in range(2, 99) if int(k ** 0.5) ** 2 != k])),
     "inequality": lambda r: (lambda a, b: (f"Since {a} {{v}} {b}, we stop.", "<", ">"))(r.randint(1, 500), r.randint(501, 999)),
+    "equation_solving": lambda r: (lambda a, b, x: (f"${a}x + {b} = {a * x + b}$, so ${a}x = {a * x}$, so $x = {{v}}$", x, x + 1))(r.randint(2, 9), r.randint(1, 50), r.randint(-20, 20)),
     "prose_inequality": lambda r: (lambda a, b: (f"Since {a} is {{v}} than {b}, we stop.", "less", "greater"))(r.randint(1, 500), r.randint(501, 999)),
 }
 
@@ -116,3 +117,26 @@ def test_loop_signal_flags_repeats_of_any_earlier_step():
     assert np.isnan(loop[0]) and loop[1:].tolist() == [0, 0] + [1] * 9
     assert np.nansum(rr) == 0   # Eq. 9 compares each step with the one before only: the repeated block passes it
     assert np.nansum(SIGNALS["loop"].fn([Chain(id="ok", steps=block)], SignalModels())[0]) == 0
+
+def test_every_flag_shows_its_evidence():
+    "ri.score_chain prints it, the explorer's records (and so `ri view`) carry it as a field."
+    from reasoning_integrity.run.api import score_chain
+    from reasoning_integrity.signals.chains import Chain
+    from reasoning_integrity.signals.report import chain_item
+    steps = ["We need 491 × 1001.", "491 × 1001 = 491091", "So the answer is 491091."]
+    cs = score_chain(steps, signals=["verified_computation"])
+    assert cs.evidence == [dict(step=1, statement="491 × 1001 = 491091", parsed="(491 × 1001) = 491091", rule="exact",
+                                evidence="left side is 491491")]
+    assert "step 1: 491 × 1001 = 491091 (exact): left side is 491491" in cs.to_text(120)
+    assert "left side is 491491" in cs._repr_html_()
+    it = chain_item(Chain(id="c", steps=steps), "processbench", {})
+    assert it["fields"]["verifier_evidence"] == "step 1: 491 × 1001 = 491091 (exact): left side is 491491"
+    assert "verifier_evidence" not in chain_item(Chain(id="d", steps=["2 + 2 = 4"]), "processbench", {})["fields"]
+
+def test_solving_compares_one_derivation_only():
+    ok = ["$x - 8 = 12$ or $x - 8 = -12$, so $x = 20$.", "For $x + 1 = 3$ we get 2; for the second, $x + 2 = 9$.",
+          "$2x + 3 = 7$. Suppose $x = 5$.", "$x = 1$, then $x = 2$ in the next case."]
+    assert [_flag(s) for s in ok] == [0.0 if check_step(s).n_checkable else float("nan") for s in ok] or all(_flag(s) != 1 for s in ok)
+    assert all(_flag(s) != 1 for s in ok), [s for s in ok if _flag(s) == 1]
+    st = [s for s in check_step("$3(x - 1) = 9$, so $3x - 3 = 9$, $3x = 12$, $x = 5$").statements if s.status == "false"]
+    assert [(s.rule, s.evidence) for s in st] == [("solving", "3x = 12 gives x = 4; this equation gives x = 5")]

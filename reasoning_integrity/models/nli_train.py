@@ -313,11 +313,15 @@ def clean_stale_builds(parent:str|Path, # the folder the build folders live in (
 
 # %% ../../nbs/27_nli_train.ipynb #990d89f6
 def _build_data(sick:bool, mnli_test_frac:float, dev_per_source:int, limit:int|None, seed:int, max_train:int|None,
-                max_eval:int|None)->tuple:
-    "(train, dev, test, counts per source and split) of a build: `nli_splits`, then the seeded caps per source."
+                max_eval:int|None, hard:bool=False)->tuple:
+    "(train, dev, test, counts per source and split) of a build: `nli_splits`, the seeded caps per source, the hard pairs."
     df = nli_splits(sick=sick, mnli_test_frac=mnli_test_frac, dev_per_source=dev_per_source, limit=limit, seed=seed)
     cap = lambda d, n: d if n is None else d.sample(frac=1.0, random_state=seed).groupby("source", sort=False).head(n)
     train, dev, test = cap(df[df.split == "train"], max_train), df[df.split == "dev"], cap(df[df.split == "test"], max_eval)
+    if hard:   # generated from the training premises only: nothing of dev or test leaks in
+        from .hard_pairs import hard_pairs
+        h = hard_pairs(train.premise, seed=seed)
+        train = pd.concat([train, h[train.columns.intersection(h.columns)]], ignore_index=True)
     counts = pd.concat([train, dev, test]).groupby(["source", "split"]).size().unstack(fill_value=0)
     return train, dev, test, counts
 
@@ -371,16 +375,17 @@ def build_nli(force:bool=False, # rebuild even when the model exists
               threads:int|None=NUMERIC_THREADS, # torch CPU threads (the weights depend on it)
               seed:int=0, # seed of splits, batching and initialisation
               progress:bool=True, # progress bars and log lines
+              hard_pairs:bool=False, # add `models.hard_pairs` (minimal-edit contradictions) to the training pairs; None `out`: models/nli-minilm-hard
              )->Path:
     "Train the project's offline NLI model (once) and write it with `model_card.json` and `MODEL_CARD.md`."
-    out = Path(out) if out is not None else default_nli_path()
+    out = Path(out) if out is not None else cache_dir("models/nli-minilm-hard", create=False) if hard_pairs else default_nli_path()
     clean_stale_builds(out.parent, out.name)   # what killed builds left behind
     if (out/"model_card.json").exists() and not force:
         if progress: print(f"NLI model present in {out} (force=True rebuilds)" + _stale_note(out, locals()))
         return out
     log = print if progress else (lambda *a, **k: None)
     t0 = time.time()
-    train, dev, test, counts = _build_data(sick, mnli_test_frac, dev_per_source, limit, seed, max_train, max_eval)
+    train, dev, test, counts = _build_data(sick, mnli_test_frac, dev_per_source, limit, seed, max_train, max_eval, hard_pairs)
     log(f"NLI data:\n{counts}")
     tmp = out.parent/f".{out.name}.building-{os.getpid()}"
     if tmp.exists(): shutil.rmtree(tmp)
@@ -388,7 +393,7 @@ def build_nli(force:bool=False, # rebuild even when the model exists
         hp = dict(epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length, warmup=0.1, weight_decay=0.01,
                   length_buckets=True, freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused,
                   autocast=autocast, max_train=max_train, max_eval=max_eval, sick=sick, mnli_test_frac=mnli_test_frac,
-                  dev_per_source=dev_per_source, limit=limit, threads=threads, seed=seed)
+                  dev_per_source=dev_per_source, limit=limit, threads=threads, seed=seed, **({"hard_pairs": True} if hard_pairs else {}))
         tr = train_nli(train, dev, tmp, base=base, epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length,
                        freeze_embeddings=freeze_embeddings, freeze_layers=freeze_layers, dropout=dropout, fused=fused, autocast=autocast, threads=threads, seed=seed,
                        progress=progress, log=log)

@@ -21,8 +21,16 @@ class ChainScore:
     summary: pd.DataFrame  # one row per signal with a value: signal, level, value (step signals reduced), higher, family
     skipped: dict = field(default_factory=dict)  # signal -> why it has no value here (could not run, or defines none on this chain)
     cuts: list = field(default_factory=list)  # what of the input was cut to the caps every chain takes (`ParseProblem`s)
-    def _repr_html_(self):
-        return self.steps.to_html(index=False) + self.summary.to_html(index=False)   # pandas escapes every cell
+    evidence: list = field(default_factory=list)  # the verifier's flags: step, statement, parsed, rule, evidence (dicts)
+    def _repr_html_(self):   # pandas escapes every cell
+        ev = pd.DataFrame(self.evidence).to_html(index=False) if self.evidence else ""
+        return self.steps.to_html(index=False) + self.summary.to_html(index=False) + ev
+
+def _evidence(steps:Sequence[str])->list[dict]:
+    "Each false statement of the steps with what the verifier read and computed ('left side is 491491')."
+    from reasoning_integrity.signals.verify import check_chain
+    return [dict(step=i, statement=f"{st.lhs} {st.rel} {st.rhs}", parsed=st.parsed, rule=st.rule, evidence=st.evidence)
+            for i, ck in enumerate(check_chain(steps)) for st in ck.statements if st.status == "false"]
 
 @dataclass(frozen=True)
 class Suspicion:
@@ -112,7 +120,7 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
                          reduce=s.reduce if s.level == "step" else "", family=s.family, description=s.description))
     summary = pd.DataFrame(rows, columns=["signal", "level", "value", "higher", "most_suspicious_step", "reduce", "family", "description"])
     summary["most_suspicious_step"] = summary.most_suspicious_step.astype("Int64")
-    return ChainScore(pd.DataFrame(cols), summary, skipped, chain.cuts)
+    return ChainScore(pd.DataFrame(cols), summary, skipped, chain.cuts, _evidence(steps) if "verified_computation" in cols else [])
 
 # %% ../../nbs/93_api.ipynb #37f2f1d1
 VOTE_EXCLUDED = ("baseline",)   # families whose step signals do not vote in `ChainScore.suspicious`: length, position, random, constant
@@ -154,6 +162,9 @@ def to_text(self:ChainScore, width:int|None=None, # characters a line may take (
     L += ["", *map(cut, tab.splitlines())]
     if self.skipped:
         L += ["", "without a value:"] + [cut(f"  {n}: {' '.join(str(why).split())}") for n, why in sorted(self.skipped.items())]
+    if self.evidence:
+        L += ["", "verifier flags:"] + [cut(f"  step {e['step']}: {' '.join(e['statement'].split())} ({e['rule']}): {e['evidence']}")
+                                        for e in self.evidence]
     if self.cuts: L += ["", cut("input cut: " + "; ".join(p.message for p in self.cuts))]
     return "\n".join(L)
 

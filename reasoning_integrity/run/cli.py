@@ -281,7 +281,7 @@ def _cmd_models(a)->int:
         print(f"{p}\nweights sha256 {weights_sha256(p)}"); return 0
     try: from reasoning_integrity.models.nli_train import build_nli
     except ImportError as e: print(f"ri models: the NLI builder is not available: {e}", file=sys.stderr); return 2
-    _show(build_nli(force=a.force))
+    _show(build_nli(force=a.force, hard_pairs=a.hard_pairs))
     return 0
 
 # %% ../../nbs/92_cli.ipynb #df7ce2be
@@ -379,6 +379,8 @@ def _add_models(sub:argparse._SubParsersAction):
                         "tokenizer_config.json whose chat template keeps system messages (llama_cpp.server --hf_tokenizer_config_path)")
     m.add_argument("name", nargs="?", metavar="NAME", help="path, chat-template: a model, e.g. gemma (gemma3-270m) or smollm2")
     m.add_argument("--force", action="store_true", help="rebuild even when a built model is cached")
+    m.add_argument("--hard-pairs", action="store_true", help="build-nli: add minimal-edit contradictions (models.hard_pairs) to "
+                   "the training pairs and write models/nli-minilm-hard (a named option: the reports use models/nli-minilm)")
     m.add_argument("--reports-dir", default=None, help="verify: the reports folder, read with its sub-folders (default: reports/)")
     m.add_argument("--root", default=None, help="verify: repository root (default: the checkout the current directory is in)")
     m.set_defaults(func=_cmd_models)

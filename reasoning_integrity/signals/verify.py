@@ -5,6 +5,7 @@
 # %% ../../nbs/65_verify.ipynb #fb61fc17
 from __future__ import annotations
 import hashlib, math, random, re
+from decimal import Decimal
 from dataclasses import dataclass, field, asdict
 from fractions import Fraction
 from typing import Sequence
@@ -846,6 +847,7 @@ class StepCheck:
     values: list = field(default_factory=list, repr=False)  # exact values (Fractions) of the step's computed sides
     results: list = field(default_factory=list, repr=False)  # (left, right) values of each checkable statement
     derived: list = field(default_factory=list, repr=False)  # (left value or None, right value) of each relation with a closed-form right side
+    equations: list = field(default_factory=list, repr=False)  # (statement, left tree, right tree) of each lone equation with letters
     numbers: list|None = field(default=None, repr=False)  # the numbers the step states (read with its tokens, for `number_support`)
 
     @property
@@ -989,7 +991,13 @@ def _shape(t)->tuple:
 
 def _fmt(v)->str:
     "A value as evidence: an exact integer or small fraction as written, else 10 significant digits."
-    if isinstance(v, Fraction) and (v.denominator == 1 or len(str(v)) <= 24) and len(str(v)) <= 40: return str(v)
+    if isinstance(v, Fraction) and len(str(v)) <= 40:
+        if v.denominator == 1: return str(v)
+        q = v.denominator
+        for p in (2, 5):
+            while q % p == 0: q //= p
+        if q == 1 and len(str(v)) <= 24: return format(Decimal(v.numerator) / Decimal(v.denominator), "f")   # 413.4375
+        return f"{v} ≈ {float(v):.6g}"   # 60/41 ≈ 1.46341
     return f"{float(v):.10g}" if _fits(v) else f"<{v.numerator.bit_length()}-bit number>"
 
 _SYM = {"*": "×", "/": "/", "+": "+", "-": "−"}
@@ -1123,6 +1131,8 @@ def _check_run(sc:StepCheck, run:_Run, T:list, text:str, moduli:list):
             except _ERRORS as f:   # a defect of the verifier: counted, never raised
                 st.status, st.kind = "unparsed", "error"
                 sc.problems.append(ParseProblem("verifier_error", f"{type(f).__name__}: {str(f)[:80]}", f"char {st.span[0]}"))
+            if st.kind == "symbolic" and len(rels) == 1 and rel.val == "=" and "fn" not in (S[j][2], S[j + 1][2]):
+                sc.equations.append((st, S[j][0], S[j + 1][0]))   # a lone equation: `_solving` compares it with the next
             if st.status == "false" and _rejected(T, run.after):
                 st.status, st.kind, st.rel_error = "skipped", "rejected", 0.0
             if st.status == "false" and moduli and _congruent(S[j][3], S[j + 1][3], moduli):
@@ -1149,6 +1159,42 @@ def _check_expr(sc:StepCheck, toks:list):
                 sc.values.append(v); sc.derived.append((toks[0].s, None, v))
     except (_Fail, *_ERRORS): pass   # not a statement: there is nothing to count
 
+def _side_ops(t)->int: return 0 if t[0] in ("n", "v", "pi") else 1
+
+def _linear(lt, rt)->tuple|None:
+    "(letter, root) of `lt = rt` when it is a linear equation in one letter (exact, from four points), else None."
+    vs = _names(lt, set()) | _names(rt, set())
+    if len(vs) != 1 or vs & _NOT_VARIABLES: return None
+    v = next(iter(vs))
+    if len(v.split("_")[0]) > 1 and v.split("_")[0] not in _GREEK: return None
+    try:
+        f = [_ev_at(lt, {v: Fraction(k)}) - _ev_at(rt, {v: Fraction(k)}) for k in (1, 2, 3, 4)]
+    except (_Fail, *_ERRORS): return None
+    if not all(isinstance(x, Fraction) for x in f) or f[2] - 2 * f[1] + f[0] or f[3] - 2 * f[2] + f[1]: return None
+    a = f[1] - f[0]
+    return None if a == 0 else (v, 1 - f[0] / a)
+
+_ALTERNATIVE = re.compile(r"\bor\b|\band\b|\\pm|±|\bcases?\b|\bfor\b|\bif\b|\bwhen\b|\bother|\bsecond|\bthird|\bnext\b|\\quad|\n\s*[-*\d]|discard|reject|\bcheck|verif|\btry|\btest|suppos|assum", re.I)
+
+def _solving(equations:list, text:str):
+    """A lone linear equation in one letter keeps the root of the equation before it in the step, when that one is not a
+    bare assignment (`x = 3`) and no alternative or new case separates them (*or*, *and*, ±, *for*, *case*, a new item)."""
+    prev, last = None, None
+    for st, lt, rt in equations:
+        cur = _linear(lt, rt)
+        if last is not None and _ALTERNATIVE.search(text[last.span[1]:st.span[0]]): return   # branches: not one derivation
+        last = st
+        tol = Fraction(1, 10 ** max(_max_dec(lt), _max_dec(rt)))   # a root printed rounded: 'y = -18.83'
+        if cur is not None and prev is not None and cur[0] == prev[1][0] and st.kind == "symbolic" and prev[2] \
+                and abs(cur[1] - prev[1][1]) <= (tol if tol < 1 else 0):
+            st.status, st.kind, st.rule = "true", "", "solving"   # the same root: a checked step of the derivation
+        elif cur is not None and prev is not None and cur[0] == prev[1][0] and st.kind == "symbolic" and prev[2]:
+            st.status, st.kind, st.rule = "false", "", "solving"
+            st.rel_error = _rel_error(cur[1], prev[1][1])
+            st.evidence = (f"{prev[0].lhs} = {prev[0].rhs} gives {cur[0]} = {_fmt(prev[1][1])}; "
+                           f"this equation gives {cur[0]} = {_fmt(cur[1])}")
+        if cur is not None: prev = (st, cur, _side_ops(lt) + _side_ops(rt) > 0 and not (lt[0] == "v" or rt[0] == "v"))
+
 # %% ../../nbs/65_verify.ipynb #78ba63c0
 _RATIO_WORD = re.compile(r"\bratios?\b", re.I)
 
@@ -1172,6 +1218,7 @@ def check_step(step:str,  # one step of a chain (untrusted model text)
     for toks in exprs: _check_expr(sc, toks)
     sc.numbers = _numbers(T)
     _corrected(sc.results)
+    _solving(sc.equations, text)
     sc.derived = [(l, r) for _, l, r in sorted(sc.derived, key=lambda x: x[0])]
     sc.results = [(a, b) for st, a, b, _ in sc.results if st.status in ("true", "false")]
     over = sc.n_unparsed
