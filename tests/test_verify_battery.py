@@ -140,3 +140,11 @@ def test_solving_compares_one_derivation_only():
     assert all(_flag(s) != 1 for s in ok), [s for s in ok if _flag(s) == 1]
     st = [s for s in check_step("$3(x - 1) = 9$, so $3x - 3 = 9$, $3x = 12$, $x = 5$").statements if s.status == "false"]
     assert [(s.rule, s.evidence) for s in st] == [("solving", "3x = 12 gives x = 4; this equation gives x = 5")]
+
+def test_the_hand_labelled_sample_is_found_in_the_repository_data_folder():
+    "data/ is a data root (core.data.REPO_ROOT is the checkout): the report's target note reads the sample from there."
+    from reasoning_integrity.core.data import REPO_ROOT
+    from reasoning_integrity.signals.report import first_error_sample
+    assert (REPO_ROOT / "settings.ini").is_file()
+    s = first_error_sample()
+    assert len(s) == 120 and (s.category == "false_computation").sum() == 32 and s.groupby("subset").size().tolist() == [30] * 4

@@ -13,7 +13,7 @@ __all__ = ['PACKAGE_ROOT', 'REPO_ROOT', 'KNOWN_URLS', 'ACCESSED', 'cache_dir', '
            'data_path', 'DataFileDamaged', 'read_text_file', 'read_json_file', 'sha256_file', 'accessed_files']
 
 # %% ../../nbs/01_data.ipynb #0584ecec
-PACKAGE_ROOT = Path(__file__).resolve().parent if "__file__" in globals() else Path.cwd()
+PACKAGE_ROOT = Path(__file__).resolve().parents[1] if "__file__" in globals() else Path.cwd()   # reasoning_integrity/ (core/data.py is one below)
 REPO_ROOT = PACKAGE_ROOT.parent
 
 def cache_dir(sub:str="", # a sub-folder, e.g. 'llm', 'nli', 'models/nli-minilm'

@@ -12,7 +12,8 @@ import pandas as pd
 from ..core.text import problems_frame, cut
 from .chains import Chain, perturbation_set
 from .registry import SIGNALS, SignalModels, spread
-from .verify import check_chain
+from .verify import check_chain, wilson
+from ..core.data import data_path, DataNotFound
 from reasoning_integrity.signals.validity import (TASKS, signal_validity, matched_minus_shuffled, step_labels, chain_label,
     published_processbench_f1)
 from ..lines.alignment.score import entailment_cost
@@ -20,14 +21,15 @@ from ..lines.trajectory.divergence import align_dtw
 from ..lines.ptp.traces import parse_trace
 
 # %% auto #0
-__all__ = ['SURPRISE', 'LEARNED_EVALUATIONS_NOTE', 'CONTENT_SIGNALS', 'LABEL_REVIEW_COLUMNS', 'LABEL_REVIEW_NOTE', 'MAX_BYTES',
-           'STEP_CHARS', 'TRACE_CHARS', 'STEP_SIGNALS', 'FOREST_COLUMNS', 'none_if_0', 'as_limit', 'signal_limits',
-           'make_verifier', 'learned_evaluations', 'dataset_table', 'pipeline_note', 'mark_model_rows',
-           'label_validity', 'heatmap_labels', 'processbench_f1_in_context', 'cross_family', 'agreement_figure',
-           'content_notes', 'verifier_notes', 'label_review', 'verifier_evidence', 'model_notes', 'run_notes',
-           'cut_text', 'step_label', 'chain_key', 'alignment_frames', 'alignment_matrices', 'tune_log_outputs',
-           'PTPTraces', 'chain_item', 'fit', 'perturbed_units', 'record_units', 'baselines', 'forest_frame',
-           'forest_figure', 'ci_text', 'gain_lines', 'baseline_line', 'combined_line', 'data_line', 'findings']
+__all__ = ['SURPRISE', 'LEARNED_EVALUATIONS_NOTE', 'CONTENT_SIGNALS', 'VERIFIER_TARGET', 'LABEL_REVIEW_COLUMNS',
+           'LABEL_REVIEW_NOTE', 'MAX_BYTES', 'STEP_CHARS', 'TRACE_CHARS', 'STEP_SIGNALS', 'FOREST_COLUMNS', 'none_if_0',
+           'as_limit', 'signal_limits', 'make_verifier', 'learned_evaluations', 'dataset_table', 'pipeline_note',
+           'mark_model_rows', 'label_validity', 'heatmap_labels', 'processbench_f1_in_context', 'cross_family',
+           'agreement_figure', 'content_notes', 'first_error_sample', 'verifier_notes', 'label_review',
+           'verifier_evidence', 'model_notes', 'run_notes', 'cut_text', 'step_label', 'chain_key', 'alignment_frames',
+           'alignment_matrices', 'tune_log_outputs', 'PTPTraces', 'chain_item', 'fit', 'perturbed_units',
+           'record_units', 'baselines', 'forest_frame', 'forest_figure', 'ci_text', 'gain_lines', 'baseline_line',
+           'combined_line', 'data_line', 'findings']
 
 # %% ../../nbs/69_validity_report.ipynb #465b6f6f
 SURPRISE = [s for s in SIGNALS if s.startswith("lm_surprise")]  # the LM-surprise signals (one prompt-scoring call per chain)
@@ -200,15 +202,42 @@ def content_notes(val:pd.DataFrame,  # the validity table (matched_minus_shuffle
                      + "; ranks a ScienceQA chain above its own " + ", ".join(f"{o}: {'yes' if v else 'no'}" for o, v in ranks.items()) + ".")
     return notes
 
+VERIFIER_TARGET = (0.12, 0.85)   # issue 43: recall at precision, all of ProcessBench, first-error rule
+
+def first_error_sample(rel:str="first_error_sample/labels.csv", # the hand-labelled first errors (`data/first_error_sample`)
+                      )->pd.DataFrame|None:
+    "The hand-labelled ProcessBench first errors (category, notation per step), or None where the file is not found."
+    try: return pd.read_csv(data_path(rel, download=False))
+    except (DataNotFound, OSError, ValueError): return None
+
+def _target_note(r, sample:pd.DataFrame|None)->str:
+    "Whether the verifier meets `VERIFIER_TARGET`, by how much it falls short, and why (from the hand-labelled sample)."
+    want_r, want_p = VERIFIER_TARGET
+    if r.recall >= want_r and r.precision >= want_p: return f"Target recall >= {want_r} at precision >= {want_p}: met."
+    short = ([f"recall {r.recall:.3f} is {want_r - r.recall:.3f} short ({int(np.ceil(want_r * r.positives)) - int(r.tp)} "
+              "more first errors needed at this precision)"] if r.recall < want_r else []) + \
+            ([f"precision {r.precision:.3f} is {want_p - r.precision:.3f} short"] if r.precision < want_p else [])
+    out = f"Target recall >= {want_r} at precision >= {want_p}: not met; " + "; ".join(short) + "."
+    if sample is None or not len(sample) or "category" not in sample: return out
+    fc = sample[sample.category == "false_computation"]
+    p, lo, hi = wilson(len(fc), len(sample))
+    two = fc.notation.isin(["algebraic_identity", "equation_solving"]).sum() if "notation" in fc else 0
+    return out + (f" A hand reading of {len(sample)} first errors (data/first_error_sample) finds {len(fc)} false stated "
+                  f"computations ({p:.1%} [{lo:.1%}, {hi:.1%}]), the ceiling of any checker of stated computations; {two} of "
+                  "them are two-sided identities or equation solving, which the verifier reads only as rewrite links of a "
+                  "chain and as linear one-letter derivations (a two-sided equation is usually a condition, not a claim).")
+
 def verifier_notes(ver:pd.DataFrame,  # `verifier_prf` table (subset, precision, recall, tp, positives, steps, ...)
                    control:pd.DataFrame,  # `permuted_control` table (dataset, auroc, perm_mean, perm_low, perm_high, n_perm)
+                   sample:pd.DataFrame|None=None,  # hand-labelled first errors (default: `first_error_sample()`)
                   )->list[str]:
-    "The verifier's precision and recall (when it has an 'all' row) and each permuted-label control of `combined`."
+    "The verifier's precision and recall (when it has an 'all' row), against `VERIFIER_TARGET`, and each permuted-label control of `combined`."
     notes, va = [], ver.set_index("subset")
     if "all" in va.index:
         notes.append("verified_computation on ProcessBench (first-error rule): " + "; ".join(
             f"{k} precision {r.precision:.2f} [{r.precision_lo:.2f}, {r.precision_hi:.2f}], recall {r.recall:.3f} "
-            f"({r.tp} of {r.positives} first errors; base rate {r.positives / r.steps:.2f})" for k, r in va.iterrows()) + ".")
+            f"({int(r.tp)} of {int(r.positives)} first errors; base rate {r.positives / r.steps:.2f})" for k, r in va.iterrows()) + ".")
+        notes.append(_target_note(va.loc["all"], first_error_sample() if sample is None else sample))
     for r in control.itertuples():
         notes.append(f"combined on {r.dataset}: out-of-fold AUROC {r.auroc:.3f}; with permuted labels {r.perm_mean:.3f} "
                      f"(95 % range {r.perm_low:.3f}-{r.perm_high:.3f}, {r.n_perm} permutations).")
