@@ -243,6 +243,7 @@ def verifier_notes(ver:pd.DataFrame,  # `verifier_prf` table (subset, precision,
                      f"(95 % range {r.perm_low:.3f}-{r.perm_high:.3f}, {r.n_perm} permutations).")
     return notes
 
+# %% ../../nbs/69_validity_report.ipynb #abc96da8
 LABEL_REVIEW_COLUMNS = ["id", "subset", "step", "first_error", "where", "statement", "parsed", "rule", "evidence", "rel_error"]
 LABEL_REVIEW_NOTE = ("Flags of verified_computation on steps the human labels call correct: where = correct_chain (a solution "
                      "labelled without error) or before_first_error (a step before the labelled first error). Each row is one "
@@ -271,6 +272,7 @@ def verifier_evidence(checks:Sequence,  # `check_chain` of a chain's steps
     "Each false statement of a chain with its evidence: 'step 3: 491 × 1001 = 491091 (exact): left side is 491491' ('' when none)."
     return "; ".join(f"step {i}: {_statement_text(st)} ({st.rule}): {st.evidence}"
                      for i, ck in enumerate(checks) for st in ck.statements if st.status == "false")
+
 
 # %% ../../nbs/69_validity_report.ipynb #bb3d74cd
 def model_notes(val:pd.DataFrame,  # the validity table
