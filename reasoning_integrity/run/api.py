@@ -27,10 +27,9 @@ class ChainScore:
         return self.steps.to_html(index=False) + self.summary.to_html(index=False) + ev
 
 def _evidence(steps:Sequence[str])->list[dict]:
-    "Each false statement of the steps with what the verifier read and computed ('left side is 491491')."
-    from reasoning_integrity.signals.verify import check_chain
-    return [dict(step=i, statement=f"{st.lhs} {st.rel} {st.rhs}", parsed=st.parsed, rule=st.rule, evidence=st.evidence)
-            for i, ck in enumerate(check_chain(steps)) for st in ck.statements if st.status == "false"]
+    "The verifier's flags on the steps, with what it read and computed ('left side is 491491')."
+    from reasoning_integrity.signals.verify import check_chain, false_statements
+    return false_statements(check_chain(steps))
 
 @dataclass(frozen=True)
 class Suspicion:

@@ -12,7 +12,7 @@ import pandas as pd
 from ..core.text import problems_frame, cut
 from .chains import Chain, perturbation_set
 from .registry import SIGNALS, SignalModels, spread
-from .verify import check_chain, wilson
+from .verify import check_chain, false_statements, wilson
 from ..core.data import data_path, DataNotFound
 from reasoning_integrity.signals.validity import (TASKS, signal_validity, matched_minus_shuffled, step_labels, chain_label,
     published_processbench_f1)
@@ -270,8 +270,8 @@ def label_review(chains:Sequence[Chain],  # labelled chains (ProcessBench: first
 def verifier_evidence(checks:Sequence,  # `check_chain` of a chain's steps
                      )->str:
     "Each false statement of a chain with its evidence: 'step 3: 491 × 1001 = 491091 (exact): left side is 491491' ('' when none)."
-    return "; ".join(f"step {i}: {_statement_text(st)} ({st.rule}): {st.evidence}"
-                     for i, ck in enumerate(checks) for st in ck.statements if st.status == "false")
+    return "; ".join(f"step {f['step']}: {cut_text(f['statement'], 300)} ({f['rule']}): {f['evidence']}"
+                     for f in false_statements(checks))
 
 
 # %% ../../nbs/69_validity_report.ipynb #bb3d74cd

@@ -19,8 +19,8 @@ __all__ = ['MAX_STEP_CHARS', 'MAX_STATEMENTS', 'MAX_SIDE_TOKENS', 'MAX_DEPTH', '
            'MAX_ROOT', 'FLOAT_RTOL', 'APPROX_RTOL', 'LEFT_WORDS', 'RIGHT_WORDS', 'OPERATOR_WORDS', 'APPROX_WORDS',
            'MAX_DEGREE', 'IDENTITY_POINTS', 'IDENTITY_SPAN', 'TRIVIAL_NUMBERS', 'UNIT_CONSTANTS',
            'MAX_ROUNDING_CANDIDATES', 'MAX_BOXED_CHARS', 'Tok', 'tokenize', 'step_numbers', 'Statement', 'StepCheck',
-           'check_step', 'check_chain', 'StepSupport', 'number_support', 'boxed', 'read_value', 'final_answer',
-           'answer_consistency', 'wilson', 'first_error_prf', 'verifier_prf']
+           'check_step', 'check_chain', 'false_statements', 'StepSupport', 'number_support', 'boxed', 'read_value',
+           'final_answer', 'answer_consistency', 'wilson', 'first_error_prf', 'verifier_prf']
 
 # %% ../../nbs/65_verify.ipynb #0f9b62b5
 MAX_STEP_CHARS = 20_000   # a step is checked in its first 20,000 characters (the cut is counted as a ParseProblem)
@@ -1233,6 +1233,12 @@ def check_chain(steps:Sequence[str],  # a chain's steps
                )->list[StepCheck]:
     "`check_step` of every step."
     return [check_step(s) for s in steps]
+
+def false_statements(checks:Sequence[StepCheck],  # `check_chain` of a chain's steps
+                    )->list[dict]:
+    "Each false statement of a chain with its evidence: step, statement as written, parsed form, rule, evidence."
+    return [dict(step=i, statement=f"{st.lhs} {st.rel} {st.rhs}", parsed=st.parsed, rule=st.rule, evidence=st.evidence)
+            for i, ck in enumerate(checks) for st in ck.statements if st.status == "false"]
 
 # %% ../../nbs/65_verify.ipynb #708532c2
 TRIVIAL_NUMBERS = frozenset(Fraction(x) for x in (0, 1, 2, 10, 100, 1000)) | {Fraction(1, 2)}
