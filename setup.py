@@ -38,8 +38,9 @@ setuptools.setup(
         "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],
         # inspect_ai loads this module to find the package's scorers: `inspect score LOG --scorer reasoning_integrity/integrity`
         "inspect_ai": [f"{cfg['lib_path']}={cfg['lib_path']}.inspect"],
-        # the modules that register components when imported (core.registry imports them on a name not yet known)
-        "reasoning_integrity.components": [f"{m}={cfg['lib_path']}.{m}" for m in cfg["component_modules"].split()],
+        # the modules that register components when imported (core.registry imports them on a name not yet known, or
+        # on a listing); the name's number is the declared order, which orders listings and report tables (provider_rank)
+        "reasoning_integrity.components": [f"{i:02d}.{m}={cfg['lib_path']}.{m}" for i, m in enumerate(cfg["component_modules"].split())],
     },
     zip_safe=False,
 )

@@ -95,3 +95,34 @@ def test_the_checker_sees_a_violation(tmp_path):
     p = tmp_path / "x.py"
     p.write_text("def f():\n    from ...run.runner import reproduce\n    from ..text import _WS\n")
     assert _imports("core.sub.x", p) == [("run.runner", "reproduce"), ("core.text", "_WS")]
+
+
+def _cycles(graph):
+    "Strongly connected components of more than one module (Tarjan), each sorted."
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+    def visit(v):
+        index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
+        for w in graph[v]:
+            if w not in index: visit(w); low[v] = min(low[v], low[w])
+            elif w in on: low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop(); on.discard(w); comp.append(w)
+                if w == v: break
+            if len(comp) > 1: out.append(sorted(comp))
+    for v in graph:
+        if v not in index: visit(v)
+    return out
+
+
+def test_the_import_graph_has_no_circle():
+    "Every import counts, module-level or inside a function: components register through entry points, not imports."
+    graph = {m: sorted({x for x, _ in GRAPH[m] if x in MODS and x != m}) for m in MODS}
+    assert _cycles({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c"]]   # the check can fail
+    assert not _cycles(graph), f"import circles: {_cycles(graph)}"
+
+
+def test_the_signal_registry_defines_no_signal():
+    src = (PKG / "signals" / "registry.py").read_text()
+    assert "@signal(" not in src and "SIGNALS.register(" in src   # the machinery registers what the family modules declare

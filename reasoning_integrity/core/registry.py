@@ -11,7 +11,7 @@ import pandas as pd
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['PROVIDERS', 'PROVIDER_ERRORS', 'load_providers', 'Registry', 'components']
+__all__ = ['PROVIDERS', 'PROVIDER_ERRORS', 'load_providers', 'provider_rank', 'Registry', 'components']
 
 # %% ../../nbs/04_registry.ipynb #75e1ac82
 PROVIDERS = "reasoning_integrity.components"   # entry-point group: modules that register components when imported
@@ -23,12 +23,25 @@ def load_providers(group:str=PROVIDERS, # an entry-point group; each entry names
     "Import every module the installed packages declare under `group` (once per process); `{entry: error}` of failures."
     if group in _LOADED: return {k: v for k, v in PROVIDER_ERRORS.items() if k.startswith(f"{group}:")}
     _LOADED.add(group)   # first, so that a lookup made while a provider imports does not start a second round
-    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+    for ep in sorted(entry_points(group=group), key=lambda e: provider_rank(e.value.split(":")[0], group)):
         try: ep.load()
         except Exception as e:
             PROVIDER_ERRORS[f"{group}:{ep.name}"] = f"{type(e).__name__}: {e}"
             warnings.warn(f"component provider {ep.name} ({ep.value}) failed to import: {type(e).__name__}: {e}")
     return {k: v for k, v in PROVIDER_ERRORS.items() if k.startswith(f"{group}:")}
+
+_RANKS: dict[str, dict] = {}   # group -> {module: rank}
+
+def provider_rank(module:str, # a module that registers components (`fn.__module__`)
+                  group:str=PROVIDERS, # the entry-point group
+                 )->tuple:
+    "Sort key of `module`: this package's providers in declared order ('NN.module' entries), other packages' by name, other code last."
+    if group not in _RANKS:
+        _RANKS[group] = {}
+        for ep in entry_points(group=group):
+            head = ep.name.split(".", 1)[0]
+            _RANKS[group][ep.value.split(":")[0]] = (0, int(head), "") if head.isdigit() else (1, 0, ep.name)
+    return _RANKS[group].get(module, (2, 0, ""))
 
 # %% ../../nbs/04_registry.ipynb #39cf5d4d
 class Registry(dict):
@@ -37,19 +50,24 @@ class Registry(dict):
     def __init__(self, kind:str, # what the entries are, e.g. 'signal', 'llm_backend'
                  doc:str="", # one sentence: where they are used
                  entries:dict|None=None, # initial entries
-                 providers:str|None=PROVIDERS, # entry-point group imported on a name not yet known (None: none)
+                 providers:str|None=PROVIDERS, # entry-point group imported on a name not yet known or on listing (None: none)
+                 ordered:bool=False, # entries in provider order (`provider_rank`); a listing or `in` imports the providers first
                 ):
         super().__init__(entries or {})
         self.kind, self.doc, self.meta, self.providers = kind, doc, {k: {} for k in (entries or {})}, providers
+        self.ordered, self.origin = ordered, {}   # name -> the module that registered it
         self.prefixes: dict[str, tuple] = {}   # 'prm' -> (factory, description): names 'prm:ARG' made on first use
         Registry.ALL[kind] = self
     def register(self, name:str, # the name users select it by
                  obj:Any=None, # the component; omitted: return a decorator
+                 origin:str|None=None, # the module registering it (default: `obj.__module__`), for `ordered` registries
                  **meta, # anything worth listing (level, family, needs, ...)
                 ):
-        "Add `obj` under `name` (a re-registration replaces the entry); without `obj`, a decorator that does."
+        "Add `obj` under `name` (a re-registration replaces the entry in its place); without `obj`, a decorator that does."
         def _add(o):
             dict.__setitem__(self, name, o); self.meta[name] = meta
+            self.origin.setdefault(name, origin or getattr(o, "__module__", "") or "")
+            if self.ordered: self._reorder()
             return o
         return _add if obj is None else _add(obj)
     def __setitem__(self, name, obj): self.register(name, obj)
@@ -72,13 +90,6 @@ class Registry(dict):
         if not dict.__contains__(self, name) and self.providers and self.providers not in _LOADED:
             load_providers(self.providers)
         return dict.__contains__(self, name) or self._made(name)
-    def describe(self, name:str)->str:
-        "One line about an entry: its `description` metadata, else its own (or its object's) docstring's first line."
-        o = self[name]
-        if isinstance(o, (tuple, list)) and o: o = o[0]   # (operator, planner) pairs: the operator's
-        d = (self.meta.get(name, {}).get("description") or getattr(o, "description", None)
-             or (inspect.getdoc(o) if callable(o) else None) or "")
-        return str(d).strip().split("\n")[0]
 
 def components(kinds:list[str]|None=None, # registry kinds to list (None: all)
                load:bool=True, # import the providers first, so that every installed component is listed
@@ -105,7 +116,7 @@ def _made(self:Registry, name)->bool:
     self.register(name, self.prefixes[p][0](arg), made_by=p)
     return True
 @patch
-def __contains__(self:Registry, name): return dict.__contains__(self, name) or (isinstance(name, str) and ":" in name and self.knows(name))
+def __contains__(self:Registry, name): return dict.__contains__(self, name) or (isinstance(name, str) and (self.ordered or ":" in name) and self.knows(name))
 
 @patch
 def table(self:Registry)->pd.DataFrame:
@@ -113,3 +124,38 @@ def table(self:Registry)->pd.DataFrame:
     rows = [dict(kind=self.kind, name=n, description=self.describe(n),
                  **{k: v for k, v in self.meta.get(n, {}).items() if k != "description"}) for n in self]
     return pd.DataFrame(rows, columns=None if rows else ["kind", "name", "description"])
+
+@patch
+def describe(self:Registry, name:str)->str:
+    "One line about an entry: its `description` metadata, else its own (or its object's) docstring's first line."
+    o = self[name]
+    if isinstance(o, (tuple, list)) and o: o = o[0]   # (operator, planner) pairs: the operator's
+    d = (self.meta.get(name, {}).get("description") or getattr(o, "description", None)
+         or (inspect.getdoc(o) if callable(o) else None) or "")
+    return str(d).strip().split("\n")[0]
+@patch
+def _reorder(self:Registry):
+    "Entries sorted by the rank of the module that registered each (`provider_rank`), then by first registration."
+    seq = {n: i for i, n in enumerate(dict.__iter__(self))}
+    items = sorted(dict.items(self), key=lambda kv: (provider_rank(self.origin.get(kv[0], "")), seq[kv[0]]))
+    dict.clear(self); dict.update(self, items)
+@patch
+def _load(self:Registry):
+    "An `ordered` registry imports the providers once before a listing, so that it holds every installed component."
+    if self.ordered and self.providers and self.providers not in _LOADED: load_providers(self.providers)
+@patch
+def __iter__(self:Registry): self._load(); return dict.__iter__(self)
+@patch
+def __len__(self:Registry): self._load(); return dict.__len__(self)
+@patch
+def keys(self:Registry):
+    "The names, after the providers are imported."
+    self._load(); return dict.keys(self)
+@patch
+def values(self:Registry):
+    "The components, after the providers are imported."
+    self._load(); return dict.values(self)
+@patch
+def items(self:Registry):
+    "(name, component) pairs, after the providers are imported."
+    self._load(); return dict.items(self)

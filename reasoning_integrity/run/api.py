@@ -60,6 +60,20 @@ def _default(kind:str):
     except Exception as e:  # a missing optional model: the signals that need it are listed as skipped
         return None, f"{kind} model unavailable: {type(e).__name__}: {str(e)[:120]}"
 
+def _signal_models(needed:set, nli, emb, llm, **kw):
+    "The `SignalModels` for `score_chain`: the given models, the project's defaults for the missing ones `needed`; why each is absent."
+    from reasoning_integrity.signals.registry import SignalModels
+    why = {}
+    if "emb" in needed and emb is None: emb, why["emb"] = _default("emb")
+    if "nli" in needed and nli is None: nli, why["nli"] = _default("nli")
+    verifier = None
+    if "verifier" in needed: verifier, why["verifier"] = _default("verifier")
+    if isinstance(llm, str):                        # a spec, as everywhere else: 'llamacpp:gemma3-270m', 'openai:gpt-4o-mini'
+        from reasoning_integrity.models.llm import get_llm
+        llm = get_llm(llm)
+    if llm is None: why["llm"] = "no llm= given"
+    return SignalModels(nli=nli, emb=emb, llm=llm, verifier=verifier, **kw), why
+
 # %% ../../nbs/93_api.ipynb #3ebaaf26
 def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
                 question:str="",  # the problem it answers (signals that need one skip without it)
@@ -73,7 +87,7 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
                )->ChainScore:
     "Every applicable registered signal on one chain of prose steps; each signal without a value here is in `skipped`, with why."
     from reasoning_integrity.signals.chains import Chain
-    from reasoning_integrity.signals.registry import SIGNALS, SignalModels, REDUCERS
+    from reasoning_integrity.signals.registry import SIGNALS, SignalModels, REDUCERS, compute_signals
     if isinstance(steps, str): raise ValueError("score_chain takes a list of steps, not one string (cut it with logs.segment.segment)")
     chain = Chain(id="chain", steps=steps, question=question or "", reference=reference or None)   # capped, as every chain is
     if not chain.steps: raise ValueError("score_chain needs at least one step")
@@ -83,28 +97,19 @@ def score_chain(steps:Sequence[str],  # the chain's steps, conclusion last
     steps = chain.steps
     names = list(SIGNALS) if signals is None else list(signals)
     if (msg := SIGNALS.unknown(names)): raise ValueError(msg)
-    needed = {m for n in names for m in SIGNALS[n].models}
-    why = {}
-    if "emb" in needed and emb is None: emb, why["emb"] = _default("emb")
-    if "nli" in needed and nli is None: nli, why["nli"] = _default("nli")
-    verifier = None
-    if "verifier" in needed: verifier, why["verifier"] = _default("verifier")
-    if isinstance(llm, str):                        # a spec, as everywhere else: 'llamacpp:gemma3-270m', 'openai:gpt-4o-mini'
-        from reasoning_integrity.models.llm import get_llm
-        llm = get_llm(llm)
-    if llm is None: why["llm"] = "no llm= given"
-    sc = SignalModels(nli=nli, emb=emb, llm=llm, verifier=verifier, max_pairs=max_pairs, progress_pairs=progress_pairs)
+    sc, why = _signal_models({m for n in names for m in SIGNALS[n].models}, nli, emb, llm, max_pairs=max_pairs, progress_pairs=progress_pairs)
+    V, cov = compute_signals([chain], names, sc, errors="skip")   # the one path every table takes
+    V, failed = V.set_index(["signal", "step"]).value, cov.set_index("signal").skipped
     cols, rows, skipped = {"step": np.arange(len(steps)), "text": steps}, [], {}
-    for n in names:
+    for n in dict.fromkeys(names):
         s = SIGNALS[n]
         if not s.applies(chain): skipped[n] = f"needs {', '.join(s.needs)}"; continue
         miss = [m for m in s.models if not sc.has(m)]
         if miss: skipped[n] = "; ".join(why.get(m) or f"no {m} model" for m in miss); continue
-        try: v = s.fn([chain], sc)[0]
-        except Exception as e: skipped[n] = f"{type(e).__name__}: {str(e)[:120]}"; continue
         if chain.id in sc.capped.get(n, {}):
             skipped[n] = f"needs {sc.capped[n][chain.id]:,} NLI pairs, over max_pairs={max_pairs:,}"; continue
-        a = np.asarray(v if v is not None else np.nan, float)
+        if (n, -1) not in V.index: skipped[n] = failed[n]; continue   # it raised: the error
+        a = V[n].drop(-1).sort_index().to_numpy(float) if s.level == "step" else np.asarray(V[(n, -1)], float)
         if not np.isfinite(a).any():   # ran, but defines no value on this chain: said, never a row of NaN
             skipped[n] = f"no value on this chain: {s.undefined or 'the signal defines none here'}"; continue
         worst = None

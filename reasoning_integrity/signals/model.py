@@ -9,7 +9,8 @@ from typing import Sequence
 import numpy as np
 from .chains import Chain
 from ..core.text import ParseProblem
-from .registry import signal, SignalModels, _ProgressNLI
+from .registry import signal, SignalModels
+from .long_cot import _ProgressNLI
 from ..lines.long_cot.section_scorers import NLIContradictionScorer
 
 # %% auto #0

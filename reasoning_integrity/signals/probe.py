@@ -8,7 +8,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from .chains import Chain
-from .registry import signal, SignalModels, _unit, LEARNED_FEATURES, LEARNED_C, LEARNED_MODELS, SIGNALS, REDUCERS
+from .trajectory import _unit
+from .registry import signal, SignalModels, LEARNED_FEATURES, LEARNED_C, LEARNED_MODELS, SIGNALS, REDUCERS
 from . import combined as _combined   # a module, so that importing either first works
 
 # %% auto #0

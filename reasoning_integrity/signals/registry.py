@@ -10,13 +10,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 from .chains import Chain
-from ..lines.alignment.score import normalise_step, alignment_score, align_chain, ENT, CON
 from ..core.registry import Registry
 
 # %% auto #0
-__all__ = ['SIGNALS', 'LEARNED_FEATURES', 'LEARNED_C', 'LEARNED_MODELS', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS',
-           'ALIGNMENT_SIGNALS', 'Signal', 'signal', 'PairCapWarning', 'SignalModels', 'spread', 'stratified',
-           'limit_for', 'compute_signals', 'orient', 'signal_table', 'values_by_chain']
+__all__ = ['SIGNALS', 'LEARNED_FEATURES', 'LEARNED_C', 'LEARNED_MODELS', 'REDUCERS', 'MAX_PAIRS', 'PROGRESS_PAIRS', 'Signal',
+           'signal', 'PairCapWarning', 'SignalModels', 'spread', 'stratified', 'limit_for', 'compute_signals', 'orient',
+           'signal_table', 'values_by_chain']
 
 # %% ../../nbs/63_signals.ipynb #e3ec8ce8
 @dataclass(frozen=True)
@@ -45,11 +44,16 @@ class Signal:
             if v is None or (hasattr(v, "__len__") and len(v) == 0): return False
         return chain.n_steps > 0
 
-SIGNALS: Registry = Registry("signal", "chain and step signals: what validate_signal, score_chain and ri score compute")
+SIGNALS: Registry = Registry("signal", "chain and step signals: what validate_signal, score_chain and ri score compute",
+                             ordered=True)   # listed (and tabled) in provider order, whichever family module was imported first
 LEARNED_FEATURES: dict = {}  # learned signal kind -> (chains, models) -> (raw step features by chain id, column names) (`signals.combined`)
 LEARNED_C: dict = {}  # learned signal kind -> inverse L2 penalty, where it is not `combined`'s
 LEARNED_MODELS: dict = {}  # learned signal kind that is not a logistic model on features -> (fit(train chains, models, tasks), apply(fit, chains, models) -> P by chain id) (`signals.learned_verifier`)
-REDUCERS = {"max": np.nanmax, "mean": np.nanmean, "sum": np.nansum, "min": np.nanmin}
+REDUCERS: Registry = Registry("reducer", "step values -> a chain value (a signal's reduce=)", providers=None)
+for _n, _f, _d in (("max", np.nanmax, "the largest step value: a chain is as suspicious as its most suspicious step"),
+                   ("mean", np.nanmean, "the mean step value"), ("sum", np.nansum, "the sum of the step values (the counts of Eq. 8-9)"),
+                   ("min", np.nanmin, "the smallest step value")):
+    REDUCERS.register(_n, _f, description=_d)
 
 def signal(name:str,  # registry key
            level:str,  # "step" or "chain"
@@ -68,8 +72,8 @@ def signal(name:str,  # registry key
     if reduce not in REDUCERS: raise ValueError(f"reduce must be one of {list(REDUCERS)}, not {reduce!r}")
     def deco(fn):
         f = fn if batched else (lambda chains, sc: [fn(c, sc) for c in chains])
-        SIGNALS[name] = Signal(name, f, level, higher, tuple(needs), tuple(models), reduce, family,
-                               description or (fn.__doc__ or "").strip().split("\n")[0], undefined)
+        SIGNALS.register(name, Signal(name, f, level, higher, tuple(needs), tuple(models), reduce, family,
+                                      description or (fn.__doc__ or "").strip().split("\n")[0], undefined), origin=fn.__module__)
         return fn
     return deco
 
@@ -136,198 +140,6 @@ class SignalModels:
         if key not in self.memo: self.memo[key] = make()
         return self.memo[key]
 
-# %% ../../nbs/63_signals.ipynb #3344c64a
-from ..lines.long_cot.section_scorers import (RandomScorer, PositionScorer, LengthScorer,
-                                                           NLIContradictionScorer, LLMJudgeScorer)
-
-@signal("random", "step", family="baseline", description="uniform random per step (seeded by question and length)")
-def _random(chains, sc): return [RandomScorer(0).score(c.question, c.steps) for c in chains]
-
-@signal("position", "step", family="baseline", description="relative position i/n: later steps more suspicious")
-def _position(chains, sc): return [1 - PositionScorer().score(c.question, c.steps) for c in chains]
-
-@signal("length", "step", family="baseline", description="characters of the step: longer steps more suspicious")
-def _length(chains, sc): return [-LengthScorer().score(c.question, c.steps) for c in chains]
-
-@signal("constant", "step", family="baseline", description="0 for every step (AUROC exactly 0.5)")
-def _constant(chains, sc): return [np.zeros(c.n_steps) for c in chains]
-
-# %% ../../nbs/63_signals.ipynb #9241bcd1
-def _unit(E):
-    E = np.asarray(E, dtype=float)
-    return E / np.clip(np.linalg.norm(E, axis=1, keepdims=True), 1e-12, None)
-
-@signal("embedding_drift", "step", models=("emb",), family="trajectory",
-        description="1 − cosine of consecutive steps (step 0: against the question)")
-def _embedding_drift(chains, sc):
-    texts = list(dict.fromkeys([t for c in chains for t in [*([c.question] if c.question else []), *c.steps]]))
-    vec = dict(zip(texts, _unit(sc.emb(texts)))) if texts else {}
-    out = []
-    for c in chains:
-        E = np.stack([vec[s] for s in c.steps])
-        d = np.full(c.n_steps, np.nan)
-        d[1:] = 1 - np.sum(E[:-1] * E[1:], axis=1)
-        if c.question and c.steps[0]: d[0] = 1 - float(vec[c.question] @ E[0])
-        out.append(d)
-    return out
-
-@signal("belief_delta", "step", needs=("states",), family="trajectory",
-        description="composite δ between consecutive belief states (step 0: NaN)")
-def _belief_delta(chains, sc):
-    from reasoning_integrity.lines.trajectory.divergence import get_delta
-    delta = get_delta("composite", sc.emb)
-    out = []
-    for c in chains:
-        d = np.full(c.n_steps, np.nan)
-        if len(c.states) == c.n_steps and c.n_steps > 1: d[1:] = np.diag(delta(c.states, c.states), 1)
-        out.append(d)
-    return out
-
-# %% ../../nbs/63_signals.ipynb #cf9f382e
-def _bar(sc, n:int)->dict:
-    "`predict`'s keyword for a call of `n` pairs: `progress=True` past `progress_pairs` (none otherwise, so `predict(p, h)` models work)."
-    return {"progress": True} if sc.progress(n) else {}
-
-class _ProgressNLI:
-    "An NLI model whose calls show a progress bar past `SignalModels.progress_pairs` pairs."
-    def __init__(self, nli, sc): self.nli, self.sc, self.LABELS = nli, sc, getattr(nli, "LABELS", ("entailment", "neutral", "contradiction"))
-    def predict(self, premises, hypotheses): return self.nli.predict(premises, hypotheses, **_bar(self.sc, len(premises)))
-    def describe(self): return self.nli.describe() if hasattr(self.nli, "describe") else {"nli": repr(self.nli)}
-
-@signal("nli_contradiction", "step", models=("nli",), family="long_cot",
-        description="max P(contradiction) of a step against the steps before it (step 0: the question; NaN without one)")
-def _nli_contradiction(chains, sc):
-    s = NLIContradictionScorer(_ProgressNLI(sc.nli, sc), window=sc.nli_window, max_chars=sc.max_chars)
-    counts = [len(s.pairs(c.question, c.steps)[0]) for c in chains]
-    ok = sc.within_cap("nli_contradiction", chains, counts)
-    sc.note_capped("nli_contradiction", chains, counts, ok)
-    out = []
-    for c, k, n in zip(chains, ok, counts):
-        v = np.full(c.n_steps, np.nan)
-        if k and n: v = 1 - s.score(c.question, c.steps)
-        if not c.question and c.n_steps: v[0] = np.nan          # step 0 has nothing before it to contradict
-        out.append(v)
-    return out
-
-@signal("llm_judge", "step", needs=("question",), models=("llm",), family="long_cot",
-        description="1 − P(yes) of the LLM judge for each step")
-def _llm_judge(chains, sc):
-    j = LLMJudgeScorer(sc.llm)
-    out = [1 - v for v in j.score_many([(c.question, c.steps) for c in chains])]
-    sc.memo.setdefault(("problems", "llm_judge"), []).extend(j.problems)
-    return out
-
-# %% ../../nbs/63_signals.ipynb #84e41f2e
-@signal("ptp_step_check", "step", needs=("step_ok",), family="ptp",
-        description="1 where a PTP step is malformed, unreadable or ill-typed")
-def _ptp_step_check(chains, sc):
-    return [np.array([0.0 if ok else 1.0 for ok in c.meta["step_ok"]][:c.n_steps] +
-                     [np.nan] * max(0, c.n_steps - len(c.meta["step_ok"]))) for c in chains]
-
-# %% ../../nbs/63_signals.ipynb #f69b4e51
-ALIGNMENT_SIGNALS = ("alignment_score", "alignment_score_alg1", "alignment_score_gkl", "entailment_coverage", "dtw_nli",
-                     "dtw_emb", "dtw_hybrid")
-
-def _alignment_frame(chains, sc, name):
-    "One ChainScorer batch (truncate policy, content variants) for the chains with a reference within `max_pairs`; cached per chain list."
-    from reasoning_integrity.lines.alignment.scos import ChainScorer
-    cs = ChainScorer(sc.nli, sc.emb, policies=("truncate",), content=True)
-    counts = [cs.pair_count(len(c.reference), c.n_steps if c.n_steps >= 2 else 0) for c in chains]
-    def make():
-        ok = sc.within_cap(f"alignment signals ({', '.join(ALIGNMENT_SIGNALS)})", chains, counts)
-        idx = [i for i, k in enumerate(ok) if k]
-        F = cs.score([list(chains[i].reference) for i in idx], [list(chains[i].steps) if chains[i].n_steps >= 2 else None for i in idx],
-                     progress=sc.progress(sum(counts[i] for i in idx))) if idx else pd.DataFrame()
-        F.index = idx
-        F = F.reindex(range(len(chains)), columns=list(dict.fromkeys(["H_ref", "H_truncate", "coverage", "dtw_nli", "dtw_emb",
-                                                                         "dtw_hybrid", *F.columns])))
-        return F.assign(within_cap=ok)
-    key = ("alignment", sc.max_pairs, tuple((c.id, tuple(c.steps), tuple(c.reference)) for c in chains))
-    F = sc.cached(key, make)
-    sc.note_capped(name, chains, counts, F.within_cap.tolist())
-    return F
-
-def _rescore(chains, sc, name, **kw):
-    F = _alignment_frame(chains, sc, name)
-    return [alignment_score(R, H, **kw) if isinstance(H, np.ndarray) else np.nan for R, H in zip(F.H_ref, F.H_truncate)]
-
-@signal("alignment_score", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
-        description="the paper's Alignment Score, Eq. 4-5: KL(ref||model) of normalised entropy triangles")
-def _alignment_score(chains, sc): return _rescore(chains, sc, "alignment_score")
-
-@signal("alignment_score_alg1", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
-        description="Alignment Score with Algorithm 1's direction KL(model||ref)")
-def _alignment_score_alg1(chains, sc): return _rescore(chains, sc, "alignment_score_alg1", direction="model||ref")
-
-@signal("alignment_score_gkl", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
-        description="Alignment Score of entropies / log2 3 under generalised KL (<= 100)")
-def _alignment_score_gkl(chains, sc): return _rescore(chains, sc, "alignment_score_gkl", norm="max")
-
-@signal("entailment_coverage", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
-        description="bidirectional entailment F1 between reference and chain statements, x100 (new)")
-def _coverage(chains, sc): return _alignment_frame(chains, sc, "entailment_coverage").coverage.tolist()
-
-@signal("dtw_nli", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
-        description="DTW alignment of chain to reference under mutual entailment, x100 (new)")
-def _dtw_nli(chains, sc): return _alignment_frame(chains, sc, "dtw_nli").dtw_nli.tolist()
-
-@signal("dtw_emb", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
-        description="DTW alignment of chain to reference under embedding cosine, x100 (new)")
-def _dtw_emb(chains, sc): return _alignment_frame(chains, sc, "dtw_emb").dtw_emb.tolist()
-
-@signal("dtw_hybrid", "chain", "right", ("reference",), ("nli", "emb"), family="alignment",
-        description="DTW alignment under the mean of the entailment and embedding costs, x100 (new)")
-def _dtw_hybrid(chains, sc): return _alignment_frame(chains, sc, "dtw_hybrid").dtw_hybrid.tolist()
-
-def _pair_probs(chains, sc, which):
-    "NLI of (second-to-last, last) or (last, second-to-last) statement of each chain with ≥ 2 steps."
-    idx = [i for i, c in enumerate(chains) if c.n_steps >= 2]
-    P = [(chains[i].steps[-2], chains[i].steps[-1]) if which == "forward" else (chains[i].steps[-1], chains[i].steps[-2]) for i in idx]
-    probs = np.asarray(sc.nli.predict([p for p, _ in P], [h for _, h in P], **_bar(sc, len(P)))) if P else np.zeros((0, 3))
-    out = [None] * len(chains)
-    for i, p in zip(idx, probs): out[i] = p
-    return out
-
-@signal("logical_disconnection", "chain", models=("nli",), family="alignment",
-        description="Eq. 7: 1 if NLI(last step => conclusion) is contradiction")
-def _ld(chains, sc): return [np.nan if p is None else float(np.argmax(p) == CON) for p in _pair_probs(chains, sc, "forward")]
-
-@signal("causal_reversal", "chain", models=("nli",), family="alignment",
-        description="Eq. 10: 1 if NLI(conclusion => last step) is entailment")
-def _cr(chains, sc): return [np.nan if p is None else float(np.argmax(p) == ENT) for p in _pair_probs(chains, sc, "backward")]
-
-# %% ../../nbs/63_signals.ipynb #fbf9f493
-@signal("thematic_shift", "step", models=("emb",), reduce="sum", family="alignment",
-        description="Eq. 8: 1 where cos(previous step, step) < tau (summed per chain)")
-def _ts(chains, sc):
-    drift = SIGNALS["embedding_drift"].fn(chains, sc)
-    out = []
-    for d in drift:
-        v = np.where(np.isnan(d), np.nan, ((1 - d) < sc.tau).astype(float)); v[:1] = np.nan   # step 0 has no predecessor
-        out.append(v)
-    return out
-
-@signal("redundant_reasoning", "step", reduce="sum", family="alignment",
-        description="Eq. 9: 1 where a step repeats the one before (exact after normalisation; summed per chain)")
-def _rr(chains, sc):
-    out = []
-    for c in chains:
-        k = [normalise_step(s) for s in c.steps]
-        out.append(np.array([np.nan] + [float(a == b) for a, b in zip(k, k[1:])])[:c.n_steps])
-    return out
-
-@signal("loop", "step", reduce="sum", family="alignment",
-        description="1 where a step repeats any earlier step of the chain (exact after normalisation; summed per chain)")
-def _loop(chains, sc):
-    out = []
-    for c in chains:
-        seen, v = set(), []
-        for s in c.steps[:c.n_steps]:
-            k = normalise_step(s)
-            v.append(float(k in seen)); seen.add(k)
-        out.append(np.array([np.nan] + v[1:]) if v else np.array([]))
-    return out
-
 # %% ../../nbs/63_signals.ipynb #735aad23
 def spread(items:Sequence,  # any list
            k:int|None,  # how many to keep (None: all)
@@ -363,14 +175,31 @@ def limit_for(limits:dict|None,  # signal -> int, or signal -> {dataset: int, "*
     lim = (limits or {}).get(name)
     return lim.get(dataset, lim.get("*")) if isinstance(lim, dict) else lim
 
+def _signal_rows(s:Signal, todo:list, vals)->list[tuple]:
+    "The long table's rows of one signal's values on `todo` (step rows, then the reduced chain row, per chain)."
+    if len(vals) != len(todo): raise ValueError(f"signal {s.name!r} returned {len(vals)} values for {len(todo)} chains")
+    rows = []
+    for c, v in zip(todo, vals):
+        if s.level == "step":
+            v = np.asarray(v, dtype=float)
+            if v.shape != (c.n_steps,): raise ValueError(f"signal {s.name!r}: {v.shape} values for {c.n_steps} steps of {c.id}")
+            rows += [(c.id, c.dataset, s.name, "step", i, float(x)) for i, x in enumerate(v)]
+            fin = v[np.isfinite(v)]
+            rows.append((c.id, c.dataset, s.name, "chain", -1, float(REDUCERS[s.reduce](fin)) if fin.size else np.nan))
+        else:
+            rows.append((c.id, c.dataset, s.name, "chain", -1, float(v) if v is not None else np.nan))
+    return rows
+
 # %% ../../nbs/63_signals.ipynb #3a7ef932
 def compute_signals(chains:Sequence[Chain],  # chains from any datasets
                     names:Sequence[str]|None=None,  # signals to compute (default: all registered)
                     models:SignalModels|None=None,  # the models signals may call
                     limits:dict|None=None,  # signal -> at most this many chains per dataset (an int, or {dataset: int, "*": default})
                     progress:bool=False,  # a progress bar over signals
+                    errors:str="raise",  # "skip": a signal that fails scores nothing, its error is in coverage's `skipped`
                    )->tuple[pd.DataFrame, pd.DataFrame]:
     "Long table (chain_id, dataset, signal, level, step, value) and coverage (signal, dataset, n_chains, n_scored, skipped)."
+    if errors not in ("raise", "skip"): raise ValueError(f"errors must be 'raise' or 'skip', not {errors!r}")
     from tqdm.auto import tqdm
     sc = models or SignalModels()
     names = list(names or SIGNALS)
@@ -395,21 +224,16 @@ def compute_signals(chains:Sequence[Chain],  # chains from any datasets
         cov += rows_here
         if not todo: continue
         sc.capped.pop(name, None)
-        vals = s.fn(todo, sc)
-        if len(vals) != len(todo): raise ValueError(f"signal {name!r} returned {len(vals)} values for {len(todo)} chains")
+        try: new = _signal_rows(s, todo, s.fn(todo, sc))
+        except Exception as e:
+            if errors == "raise": raise
+            for r in rows_here: r.update(n_scored=0, skipped="; ".join(filter(None, [r["skipped"], f"{type(e).__name__}: {str(e)[:120]}"])))
+            continue
+        rows += new
         over = sc.capped.get(name, {})
         for r in rows_here:   # chains left NaN for the pair cap: not scored, and said so
             k = sum(1 for c in todo if c.dataset == r["dataset"] and c.id in over)
             if k: r.update(n_scored=r["n_scored"] - k, skipped="; ".join(filter(None, [r["skipped"], f"{k} over max_pairs={sc.max_pairs:,}"])))
-        for c, v in zip(todo, vals):
-            if s.level == "step":
-                v = np.asarray(v, dtype=float)
-                if v.shape != (c.n_steps,): raise ValueError(f"signal {name!r}: {v.shape} values for {c.n_steps} steps of {c.id}")
-                rows += [(c.id, c.dataset, name, "step", i, float(x)) for i, x in enumerate(v)]
-                fin = v[np.isfinite(v)]
-                rows.append((c.id, c.dataset, name, "chain", -1, float(REDUCERS[s.reduce](fin)) if fin.size else np.nan))
-            else:
-                rows.append((c.id, c.dataset, name, "chain", -1, float(v) if v is not None else np.nan))
     df = pd.DataFrame(rows, columns=["chain_id", "dataset", "signal", "level", "step", "value"])
     return df, pd.DataFrame(cov, columns=["signal", "dataset", "n_chains", "n_scored", "skipped"])
 
@@ -437,6 +261,3 @@ def values_by_chain(values:pd.DataFrame,  # `compute_signals` output
     ch = values[values.level == "chain"].drop_duplicates(["chain_id", "signal"])
     for c, s, x in zip(ch.chain_id, ch.signal, ch.value.to_numpy(float)): out.setdefault(c, ({}, {}))[1][s] = float(x)
     return out
-
-# %% ../../nbs/63_signals.ipynb #7ccd58e1
-from . import content, model, combined, detectors, probe, learned_verifier, shortcuts  # noqa: E402,F401 (they register)
