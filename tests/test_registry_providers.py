@@ -24,7 +24,7 @@ def test_providers_are_the_settings_and_installed():
     declared = cfg["DEFAULT"]["component_modules"].split()
     out = json.loads(_run("import json; from importlib.metadata import entry_points\n"
                           "print(json.dumps(sorted((e.name, e.value) for e in entry_points(group='reasoning_integrity.components'))))"))
-    assert [tuple(e) for e in out] == sorted((m, f"reasoning_integrity.{m}") for m in declared)
+    assert [tuple(e) for e in out] == sorted((f"{i:02d}.{m}", f"reasoning_integrity.{m}") for i, m in enumerate(declared))   # NN: the declared order
     assert all((ROOT / "reasoning_integrity" / (m.replace(".", "/") + ".py")).exists() for m in declared)
 
 
@@ -59,3 +59,13 @@ def test_unknown_name_lists_known_ones():
                "try: extract_answer('no-such-rule', 'x')\n"
                "except KeyError as e: print(e)\n")
     assert "unknown answer_extractor 'no-such-rule'; known: " in out and "ptp-final" in out
+
+
+def test_listing_order_does_not_depend_on_what_was_imported_first():
+    "Signals (and labelled sets) are listed in the providers' declared order: tables keep their rows whatever a session imported."
+    code = "from reasoning_integrity.signals.registry import SIGNALS\nprint(' '.join(SIGNALS))\n"
+    plain = _run(code).split()
+    late = _run("import reasoning_integrity.signals.learned_verifier, reasoning_integrity.signals.combined, "
+                "reasoning_integrity.signals.content\n" + code).split()
+    assert plain == late and plain[:4] == ["random", "position", "length", "constant"] and plain[-1] == "learned_verifier"
+    assert plain.index("loop") < plain.index("verified_computation") < plain.index("combined")

@@ -5,14 +5,61 @@
 # %% ../../nbs/62_labelled_chains.ipynb #5b0f6eb5
 from __future__ import annotations
 import random
-from typing import Sequence
+from collections.abc import Mapping
+from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 from .chains import Chain
+from ..core.registry import Registry
 from ..lines.trajectory.types import BeliefState
 
 # %% auto #0
-__all__ = ['processbench_chains', 'scienceqa_chains', 'locate_call', 'ptp_chains', 'deltabench_chains', 'rep_gold_chains']
+__all__ = ['LABELLED_SETS', 'LabelledSet', 'labelled_set', 'processbench_chains', 'scienceqa_chains', 'locate_call', 'ptp_chains',
+           'deltabench_chains', 'rep_gold_chains']
+
+# %% ../../nbs/62_labelled_chains.ipynb #c8f6f434
+class LabelledSet(Mapping):
+    "A registered labelled set: its task (a read-only mapping: step, chain, ...), loader, sizes per profile and fold key."
+    def __init__(self, name:str, # registry key; the chains' `dataset`
+                 load:Callable|None=None, # (size, seed) -> (chains, table); None: a task only (chains come from elsewhere)
+                 step:str|None="first_error", # step label: "first_error", "error_steps", "within_chain" or None
+                 chain:str|None="has_error", # chain label: "has_error", "wrong_answer" or None
+                 sizes:dict|None=None, # profile -> size given to `load` (None: all)
+                 group:str="problem", # fold key: "problem" (`meta['group']`, else dataset + question)
+                 description:str="", # one line, for listings
+                 **task, # more of the task: first_error_f1=True, by="subset"
+                ):
+        self.name, self.load_fn, self.sizes, self.group, self.description = name, load, dict(sizes or {}), group, description
+        self.task = {"step": step, "chain": chain, **task}
+    def __getitem__(self, k): return self.task[k]
+    def __iter__(self): return iter(self.task)
+    def __len__(self): return len(self.task)
+    def __repr__(self): return f"LabelledSet({self.name!r}, levels={self.levels}, task={self.task})"
+    @property
+    def levels(self)->tuple:
+        "The levels its labels allow: 'step' and/or 'chain'."
+        return tuple(l for l in ("step", "chain") if self.task.get(l))
+    def load(self, size:int|None=None, # the set's size (its own meaning: per subset, per depth, ...); None: all
+             seed:int=0, # sampling seed
+            )->tuple[list[Chain], pd.DataFrame]:
+        "The chains (their `dataset` is this set's name) and the loader's table."
+        if self.load_fn is None: raise ValueError(f"labelled set {self.name!r} has no loader: its chains come with it")
+        chains, table = self.load_fn(size, seed)
+        bad = sorted({c.dataset for c in chains} - {self.name})
+        if bad: raise ValueError(f"labelled set {self.name!r} returned chains of {bad}")
+        return chains, table
+
+LABELLED_SETS: Registry = Registry("labelled_set", "labelled chains detectors are judged on (metric_validity, ri validate)",
+                                   ordered=True)
+
+def labelled_set(name:str, # registry key
+                 **kw, # `LabelledSet`'s: step, chain, sizes, group, description, first_error_f1, by
+                )->Callable:
+    "Register the decorated loader `fn(size, seed) -> (chains, table)` as labelled set `name`."
+    def deco(fn):
+        LABELLED_SETS.register(name, LabelledSet(name, fn, **kw), origin=fn.__module__)
+        return fn
+    return deco
 
 # %% ../../nbs/62_labelled_chains.ipynb #19350c68
 def _balanced(items:list, is_pos, n:int|None, seed)->list:
@@ -162,3 +209,24 @@ def rep_gold_chains(n:int=40,  # problems (half of them perturbed)
                          correct=True if first < 0 else None, first_error=first, dataset="rep_gold", states=states,
                          meta={"kind": t.kind, "perturbation": None if spec is None else spec.to_dict()}))
     return out, pd.DataFrame(ops)
+
+# %% ../../nbs/62_labelled_chains.ipynb #7cdf3dd4
+@labelled_set("processbench", step="first_error", chain="has_error", first_error_f1=True, by="subset",
+              sizes={"quick": 12, "full": None}, description="ProcessBench: 3,400 solutions, the earliest wrong step labelled by experts")
+def _processbench(size, seed): return processbench_chains(n_per_subset=size, seed=seed)
+
+@labelled_set("scienceqa", step=None, chain="wrong_answer", sizes={"quick": 36, "full": None},
+              description="ScienceQA: GPT-3 explanations with 2-hop human references, judged by the answer")
+def _scienceqa(size, seed): return scienceqa_chains(2, size, seed)
+
+@labelled_set("ptp", step="within_chain", chain="wrong_answer", sizes={"quick": 8, "full": None},
+              description="PTP traces of BBH tasks, the first wrong call annotated by the paper's authors")
+def _ptp(size, seed): return ptp_chains(n_unannotated=size, seed=seed)
+
+@labelled_set("deltabench", step="error_steps", chain="has_error", sizes={"quick": None, "full": None},
+              description="DeltaBench: long CoT cut into sections, every wrong section labelled")
+def _deltabench(size, seed): return deltabench_chains("auto")
+
+@labelled_set("rep_gold", step="first_error", chain="has_error", sizes={"quick": 24, "full": 200},
+              description="REP gold trajectories, half perturbed at one belief state")
+def _rep_gold(size, seed): return rep_gold_chains(40 if size is None else size, seed)

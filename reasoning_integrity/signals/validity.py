@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 from .chains import Chain, perturbation_set, CHAIN_OPERATORS
+from .labelled import LABELLED_SETS
 from .metrics import (auroc_ci, within_auroc, first_error_predictions, tune_threshold,
                                                   first_error_f1, paired_ci, perturbation_effect, spearman_ci, auroc_diff_ci,
                                                   grouped_folds, normal_scores, _oof_logit, incremental_auroc,
@@ -27,13 +28,7 @@ __all__ = ['TASKS', 'BASELINES', 'INCREMENTAL_COLUMNS', 'STRUCTURE_COLUMNS', 'VA
            'ValidityReport', 'validate_signal']
 
 # %% ../../nbs/64_validity.ipynb #1cdf5431
-TASKS = {  # dataset -> how it is scored: step label (or None), chain label, ProcessBench first-error F1, subsets column
-    "processbench": dict(step="first_error", chain="has_error", first_error_f1=True, by="subset"),
-    "scienceqa": dict(step=None, chain="wrong_answer"),
-    "ptp": dict(step="within_chain", chain="wrong_answer"),
-    "deltabench": dict(step="error_steps", chain="has_error"),
-    "rep_gold": dict(step="first_error", chain="has_error"),
-}
+TASKS = LABELLED_SETS   # dataset -> how it is scored: a `LabelledSet` (a mapping: step label, chain label, first_error_f1, by); register one with `labelled_set`
 BASELINES = ("random", "position", "length", "constant")
 INCREMENTAL_COLUMNS = ["base_auroc", "incremental_gain", "gain_ci_low", "gain_ci_high", "gain_p", "signal_coef",
                        "within_length_auroc", "within_length_ci_low", "within_length_ci_high"]
@@ -109,7 +104,8 @@ def structure_design(chains:Sequence[Chain],  # the chains the items belong to
 
 # %% ../../nbs/64_validity.ipynb #357f627e
 def problem_of(chain:Chain)->str:
-    "The problem a chain answers (dataset and question; the chain id when it has no question): unit of folds and resamples."
+    "The problem a chain answers (its `meta['group']`, else dataset and question, else the chain id): unit of folds and resamples."
+    if chain.meta.get("group") is not None: return f"{chain.dataset}|group|{chain.meta['group']}"
     return f"{chain.dataset}|{chain.question}" if chain.question else f"id|{chain.id}"
 
 def length_position(chains:Sequence[Chain],  # chains
@@ -621,14 +617,13 @@ def validity_sets(pb_per_subset:int|None=20,  # ProcessBench solutions per subse
     "The labelled chains by dataset, the sound chains to perturb, the 2- and 3-hop ScienceQA sets, and the loaders' tables."
     key = (pb_per_subset, sq_n, ptp_unannotated, rep_n, perturb_n, seed, deltabench)
     if key in _SETS: return _SETS[key]
-    from reasoning_integrity.signals.labelled import (processbench_chains, scienceqa_chains, ptp_chains,
-                                                        deltabench_chains, rep_gold_chains)
-    pb, pb_val = processbench_chains(n_per_subset=pb_per_subset, seed=seed)
-    sq2, sq2_counts = scienceqa_chains(2, sq_n, seed)
-    sq3, sq3_counts = scienceqa_chains(3, sq_n, seed)
-    pt, pt_match = ptp_chains(n_unannotated=ptp_unannotated, seed=seed)
-    db, db_val = deltabench_chains(deltabench)
-    rg, rg_ops = rep_gold_chains(rep_n, seed)
+    from reasoning_integrity.signals.labelled import scienceqa_chains, deltabench_chains
+    pb, pb_val = LABELLED_SETS["processbench"].load(pb_per_subset, seed)
+    sq2, sq2_counts = LABELLED_SETS["scienceqa"].load(sq_n, seed)
+    sq3, sq3_counts = scienceqa_chains(3, sq_n, seed)   # the 3-hop references: a depth check of reference signals
+    pt, pt_match = LABELLED_SETS["ptp"].load(ptp_unannotated, seed)
+    db, db_val = LABELLED_SETS["deltabench"].load() if deltabench == "auto" else deltabench_chains(deltabench)
+    rg, rg_ops = LABELLED_SETS["rep_gold"].load(rep_n, seed)
     sound_pb = [c for c in pb if c.first_error == -1]
     # ScienceQA: GPT-3 explanations of correctly answered questions, cut to the statements the paper's score compares
     # with the d-hop reference (the last d + 1), so that a perturbation hits a statement the reference speaks to
