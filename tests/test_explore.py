@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from reasoning_integrity.run.explore import Explorer, available_reports, item_html, load_items, report_html
-from reasoning_integrity.run.runner import experiment_paths, reproduce
+from reasoning_integrity.run.params import experiment_paths
+from reasoning_integrity.run.runner import reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = sorted(experiment_paths(ROOT))

@@ -19,7 +19,8 @@ import nbformat
 import pytest
 
 from reasoning_integrity.run import cli
-from reasoning_integrity.run.runner import reproduce, ReportBusy, ReportRefused
+from reasoning_integrity.run.folder import ReportBusy, ReportRefused
+from reasoning_integrity.run.runner import reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
 RI = [sys.executable, "-m", "reasoning_integrity.run.cli"]

@@ -59,7 +59,7 @@ def staged_report(report_dir:Path,  # the report's final folder
                   kind:str="scored",  # what run.json must say a replaceable report is
                  ):
     "Yield a staging folder; on a clean exit it replaces `report_dir`, on an exception nothing changes."
-    from reasoning_integrity.run.runner import report_lock, ReportRefused, recover_report, replace_report
+    from reasoning_integrity.run.folder import report_lock, ReportRefused, recover_report, replace_report
     report_dir = Path(report_dir)
     if report_dir.is_symlink(): raise ReportRefused(f"{report_dir} is a symlink: a report folder is never followed")
     if report_dir.exists():
@@ -71,7 +71,7 @@ def staged_report(report_dir:Path,  # the report's final folder
             raise ReportRefused(f"{report_dir} exists and is not a {kind} report written by ri: nothing was changed; "
                                 "move it away or choose another --name")
     with report_lock(report_dir):
-        recover_report(report_dir)                 # the runner's own recovery and swap: a killed run's folders are cleaned up
+        recover_report(report_dir)                 # run.folder's recovery and swap, as the runner's: a killed run's folders are cleaned up
         token = f"{os.getpid()}-{os.urandom(4).hex()}"
         stage = report_dir.parent / f".{report_dir.name}.staging-{token}"
         stage.mkdir(parents=True)

@@ -30,7 +30,7 @@ def _show(obj:Any, # what a library call returned
 # %% ../../nbs/92_cli.ipynb #aa5dbe7d
 def _root(a, cmd:str)->Path:
     "The checkout a subcommand works on (`--root`, else the one the cwd is in), said on stderr."
-    from reasoning_integrity.run.runner import find_root, library_of
+    from reasoning_integrity.run.params import find_root, library_of
     root = find_root(a.root)
     lib = library_of(root)
     print(f"ri {cmd}: checkout {root}" + ("" if lib == root else f" (its kernels import reasoning_integrity from {lib or 'the installed package'})"),
@@ -70,7 +70,8 @@ def _list_components()->int:
 
 # %% ../../nbs/92_cli.ipynb #92075f91
 def _cmd_list(a)->int:
-    from reasoning_integrity.run.runner import list_experiments, experiment_paths, experiment_info
+    from reasoning_integrity.run.params import experiment_paths
+    from reasoning_integrity.run.runner import list_experiments, experiment_info
     a.root = _root(a, "list")
     if a.components: return _list_components()
     df = list_experiments(a.root)
@@ -98,8 +99,11 @@ def _cmd_list(a)->int:
             if r["help"]: print(_wrap(r["help"], indent=6))
     return 0
 
+# %% ../../nbs/92_cli.ipynb #69eac241
 def _cmd_reproduce(a)->int:
-    from reasoning_integrity.run.runner import parse_params, reproduce, ReportBusy
+    from reasoning_integrity.run.params import parse_params
+    from reasoning_integrity.run.folder import ReportBusy
+    from reasoning_integrity.run.runner import reproduce
     try: params = parse_params(a.param)
     except ValueError as e: print(f"ri reproduce: {e}", file=sys.stderr); return 2
     root = _root(a, "reproduce")
@@ -113,7 +117,8 @@ def _cmd_reproduce(a)->int:
     if res.attrs.get("unused_params"):
         print(f"\nwarning: no experiment run declares {', '.join(res.attrs['unused_params'])}", file=sys.stderr)
     failed = (res.status != "ok").sum()
-    from reasoning_integrity.run.runner import experiment_paths, headline
+    from reasoning_integrity.run.params import experiment_paths
+    from reasoning_integrity.run.runner import headline
     paths = experiment_paths(root)
     for r in res[res.status == "ok"].itertuples():   # each experiment's headline table, as lm-eval prints its metrics
         h = headline(r.path, paths[r.name])
@@ -153,7 +158,7 @@ def _cmd_view(a)->int:
     from reasoning_integrity.run.explore import write_html
     root = _root(a, "view")
     rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
-    from reasoning_integrity.run.runner import experiment_paths
+    from reasoning_integrity.run.params import experiment_paths
     try: d = _view_dir(a.name, Path(rd), list(experiment_paths(root)))
     except (ValueError, FileNotFoundError) as e: print(f"ri view: {e}", file=sys.stderr); return 2
     if a.serve:   # as `inspect view`: a local server on 127.0.0.1 (the page, its figures, MathJax), until Ctrl-C
@@ -175,7 +180,7 @@ def _cmd_view(a)->int:
 def _cmd_score(a)->int:
     from reasoning_integrity.logs.score import score_log, DegenerateChainWarning
     from reasoning_integrity.logs.readers import LogReadError
-    from reasoning_integrity.run.runner import ReportBusy, ReportRefused
+    from reasoning_integrity.run.folder import ReportBusy, ReportRefused
     root = _root(a, "score")
     rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
     if a.no_progress:   # the model libraries' loading bars too, not only ours
@@ -206,7 +211,7 @@ def _cmd_score(a)->int:
 # %% ../../nbs/92_cli.ipynb #cb8cb5ba
 def _cmd_compare(a)->int:
     from reasoning_integrity.logs.score import compare_runs
-    from reasoning_integrity.run.runner import ReportBusy, ReportRefused
+    from reasoning_integrity.run.folder import ReportBusy, ReportRefused
     root = _root(a, "compare")
     rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
     try: c = compare_runs(a.a, a.b, n_boot=a.n_boot, name=a.name, reports_dir=rd, id_field=a.id_field)
