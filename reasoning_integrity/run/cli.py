@@ -268,7 +268,7 @@ def _cmd_models(a)->int:
     if a.action in ("path", "chat-template"):   # what README's llama_cpp.server command takes from the embedded models
         from reasoning_integrity.models import llamacpp
         if not a.name:
-            print(f"ri models {a.action}: name a model: {', '.join(sorted(llamacpp.KNOWN_MODELS))} (or an alias: "
+            print(f"ri models {a.action}: name a model: {', '.join(sorted(llamacpp.GGUF_MODELS))} (or an alias: "
                   f"{', '.join(sorted(llamacpp.MODEL_ALIASES))})", file=sys.stderr); return 2
         try: print(llamacpp.model_path(a.name) if a.action == "path" else llamacpp.chat_template_file(a.name))
         except KeyError as e: print(f"ri models {a.action}: {e.args[0]}", file=sys.stderr); return 2

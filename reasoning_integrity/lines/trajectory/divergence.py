@@ -330,6 +330,13 @@ def get_delta(name:str, # one of DELTA_NAMES
     if name not in DELTAS: raise ValueError(f"unknown delta {name!r}; choose one of {DELTA_NAMES}")
     return DELTAS[name](embed)
 
+# %% ../../../nbs/11_divergence.ipynb #4bb8c496
+ALIGNMENTS: Registry = Registry("rep_alignment", "alignment mappings π of the divergence D (alignment=): δ matrix (n1, n2) -> (t, s) pairs")
+for _k, _f, _d in (("dtw", align_dtw, "dynamic time warping: the least-cost monotone path through the δ matrix"),
+                   ("pad", lambda M: align_pad(*M.shape),
+                    "terminal-state padding: step k with step k, the shorter trajectory's last state repeated")):
+    ALIGNMENTS.register(_k, _f, description=_d)
+
 # %% ../../../nbs/11_divergence.ipynb #000096f3
 @dataclass
 class DivergenceResult:
@@ -349,12 +356,10 @@ class DivergenceResult:
         return dict(D=self.D, D_normalized=self.D_normalized, path=[list(p) for p in self.path],
                     matrix=self.matrix.tolist(), alignment=self.alignment, delta=self.delta, delta_max=self.delta_max)
 
-ALIGNMENTS = {"dtw": align_dtw, "pad": lambda M: align_pad(*M.shape)}
-
 def divergence(T1:Union[Trajectory, Sequence[BeliefState]], # first trajectory (or list of states)
                T2:Union[Trajectory, Sequence[BeliefState]], # second trajectory (or list of states)
                delta:Union[Callable, str]=structural_delta, # a δ (lists of states -> matrix) or a name for get_delta
-               alignment:Union[str, Callable, Sequence]="dtw", # "dtw", "pad", a callable M -> path, or fixed pairs
+               alignment:Union[str, Callable, Sequence]="dtw", # a name in ALIGNMENTS ("dtw", "pad"), a callable M -> path, or fixed pairs
               )->DivergenceResult:
     "Trajectory divergence D = Σ over the alignment π of δ (paper §4.1), with D/|π|, π and the δ matrix."
     S1, S2 = _states(T1), _states(T2)
@@ -362,8 +367,9 @@ def divergence(T1:Union[Trajectory, Sequence[BeliefState]], # first trajectory (
     if isinstance(delta, str): delta = get_delta(delta)
     M = np.asarray(delta(S1, S2), dtype=float)
     if isinstance(alignment, str):
-        if alignment not in ALIGNMENTS: raise ValueError(f"unknown alignment {alignment!r}; choose one of {list(ALIGNMENTS)}")
-        name, path = alignment, ALIGNMENTS[alignment](M)
+        try: align = ALIGNMENTS[alignment]
+        except KeyError as e: raise ValueError(e.args[0]) from None   # the registry's message: the known names
+        name, path = alignment, align(M)
     elif callable(alignment): name, path = getattr(alignment, "__name__", "custom"), alignment(M)
     else: name, path = "fixed", [tuple(p) for p in alignment]
     path = [(int(i), int(j)) for i, j in path]

@@ -6,11 +6,12 @@
 from __future__ import annotations
 import bisect, itertools, json, math, random, re
 from dataclasses import dataclass, field, asdict
+from ...core.registry import Registry
 from ...core.text import MAX_ANSWER_CHARS, cap_text
 from .types import BeliefState, Trajectory
 
 # %% auto #0
-__all__ = ['NAMES', 'ATTRS', 'CATEGORIES', 'ENTITIES', 'ROOMS', 'KINDS', 'RepTask', 'AnswerCheck', 'check_answer',
+__all__ = ['NAMES', 'ATTRS', 'CATEGORIES', 'ENTITIES', 'ROOMS', 'REP_TASKS', 'KINDS', 'RepTask', 'AnswerCheck', 'check_answer',
            'answer_matches', 'make_arithmetic', 'make_ordering', 'make_syllogism', 'make_location', 'rep_problems',
            'chance', 'majority_answers']
 
@@ -19,7 +20,7 @@ __all__ = ['NAMES', 'ATTRS', 'CATEGORIES', 'ENTITIES', 'ROOMS', 'KINDS', 'RepTas
 class RepTask:
     "One REP problem: question, known answer, reference solution path, and the data both were computed from."
     id: str  # stable identifier, e.g. 'rep-0-007'
-    kind: str  # 'arithmetic' | 'ordering' | 'syllogism' | 'location'
+    kind: str  # its family, a name in REP_TASKS: 'arithmetic' | 'ordering' | 'syllogism' | 'location' built in
     question: str  # the text shown to a model
     answer: str  # the correct final answer (a number, a name, 'yes'/'no', a room)
     choices: list  # candidate answers (empty for arithmetic, whose answers are open integers)
@@ -284,19 +285,24 @@ def make_location(rng:random.Random,  # source of randomness
                       "clues": [list(c) for c in clues]})
 
 # %% ../../../nbs/14_rep_tasks.ipynb #d78014ce
-KINDS = ("arithmetic", "ordering", "syllogism", "location")
-_MAKERS = {"arithmetic": make_arithmetic, "ordering": make_ordering, "syllogism": make_syllogism,
-           "location": make_location}
+REP_TASKS: Registry = Registry("rep_task", "REP problem families (rep_problems(kinds=)): random.Random -> the fields of a RepTask")
+for _k, _f, _d in (("arithmetic", make_arithmetic, "a chain of integer operations on a start value; the answer is the result"),
+                   ("ordering", make_ordering, "who holds a given rank in a hidden order fixed by pairwise comparisons"),
+                   ("syllogism", make_syllogism,
+                    "a chain of 'All A are B' links (the last may be 'No'): yes or no, is the entity in the last category"),
+                   ("location", make_location, "who is where: the target's room follows from the clues alone")):
+    REP_TASKS.register(_k, _f, description=_d)
+KINDS = ("arithmetic", "ordering", "syllogism", "location")   # the default set: the built-in families, in this order
 
 def rep_problems(n:int=50,  # number of problems
                  seed:int=0,  # the set's seed: same (n, seed) gives the same problems
-                 kinds:tuple=KINDS,  # kinds to cycle through
+                 kinds:tuple=KINDS,  # names in REP_TASKS to cycle through
                 )->list[RepTask]:
     "A seeded list of REP problems, kinds cycled in order."
     out = []
     for i in range(n):
         s = f"{seed}-{i}"; kind = kinds[i % len(kinds)]
-        out.append(RepTask(id=f"rep-{seed}-{i:03d}", seed=s, **_MAKERS[kind](random.Random(s))))
+        out.append(RepTask(id=f"rep-{seed}-{i:03d}", seed=s, **REP_TASKS[kind](random.Random(s))))
     return out
 
 # %% ../../../nbs/14_rep_tasks.ipynb #697adb74
