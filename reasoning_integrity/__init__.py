@@ -4,9 +4,11 @@ __version__ = "0.1.0"
 #   ri.score_chain(["2+3=5", "5*4=20", "so the answer is 20"], question="What is (2+3)*4?")
 #   ri.compare_chains(a, b); ri.llm("openai:gpt-4o-mini")
 #   a = ri.score_log("logs/run-a.eval"); b = ri.score_log("logs/run-b.eval"); ri.compare_runs(a, b)
+#   ri.validate("my_signal,length", labels="my_labels.jsonl", first_error="first_error")   # -> reports/validated/my_labels
 _API = {"score_chain": "run.api", "compare_chains": "run.api", "ChainScore": "run.api", "ChainComparison": "run.api",
         "score_log": "logs.score", "compare_runs": "logs.score", "ScoredRun": "logs.score", "RunComparison": "logs.score",
-        "read_log": "logs.readers", "segment": "logs.segment"}
+        "read_log": "logs.readers", "segment": "logs.segment",
+        "validate": "logs.validate", "ValidatedRun": "logs.validate", "read_labels": "logs.labels"}
 
 
 def __getattr__(name):

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Sequence
 import numpy as np
 import pandas as pd
+from ..run.folder import staged_report
 
 # %% auto #0
-__all__ = ['DEFAULT_SIGNALS', 'LLM_SIGNALS', 'SCORE_BATCH', 'SCORED_ENTRIES', 'DEGENERATE', 'MAX_WARNINGS', 'scored_dir',
-           'file_sha256', 'resolve_signals', 'staged_report', 'ScoredRun', 'DegenerateChainWarning', 'score_log',
-           'RunComparison', 'compare_runs']
+__all__ = ['DEFAULT_SIGNALS', 'LLM_SIGNALS', 'SCORE_BATCH', 'DEGENERATE', 'MAX_WARNINGS', 'scored_dir', 'file_sha256',
+           'resolve_signals', 'ScoredRun', 'DegenerateChainWarning', 'score_log', 'RunComparison', 'compare_runs']
 
 # %% ../../nbs/82_score.ipynb #e4a9074b
 DEFAULT_SIGNALS = ("length", "position", "verified_computation", "computation_error", "unsupported_share",
@@ -50,36 +50,6 @@ def resolve_signals(signals:str|Sequence[str]|None,  # None: the defaults; 'all'
     else: names = [s.strip() for s in (signals.split(",") if isinstance(signals, str) else signals) if s.strip()]
     if (msg := SIGNALS.unknown(names)): raise ValueError(msg)   # with the nearest name: `lenght` -> did you mean 'length'?
     return list(dict.fromkeys(names))
-
-# %% ../../nbs/82_score.ipynb #78a08f01
-SCORED_ENTRIES = {"run.json", "manifest.json", "tables", "figures", "records", "explorer.html"}
-
-@contextmanager
-def staged_report(report_dir:Path,  # the report's final folder
-                  kind:str="scored",  # what run.json must say a replaceable report is
-                 ):
-    "Yield a staging folder; on a clean exit it replaces `report_dir`, on an exception nothing changes."
-    from reasoning_integrity.run.folder import report_lock, ReportRefused, recover_report, replace_report
-    report_dir = Path(report_dir)
-    if report_dir.is_symlink(): raise ReportRefused(f"{report_dir} is a symlink: a report folder is never followed")
-    if report_dir.exists():
-        entries = {p.name for p in report_dir.iterdir()} if report_dir.is_dir() else None
-        try: rec = json.loads((report_dir / "run.json").read_text())
-        except (OSError, ValueError): rec = None
-        extra = {e for e in (entries or set()) - SCORED_ENTRIES if not re.fullmatch(r"explorer-[1-9]\d*\.html", e)}   # `ri view --page K`
-        if entries is None or (entries and (not isinstance(rec, dict) or rec.get("kind") != kind or extra)):
-            raise ReportRefused(f"{report_dir} exists and is not a {kind} report written by ri: nothing was changed; "
-                                "move it away or choose another --name")
-    with report_lock(report_dir):
-        recover_report(report_dir)                 # run.folder's recovery and swap, as the runner's: a killed run's folders are cleaned up
-        token = f"{os.getpid()}-{os.urandom(4).hex()}"
-        stage = report_dir.parent / f".{report_dir.name}.staging-{token}"
-        stage.mkdir(parents=True)
-        try:
-            yield stage
-            replace_report(report_dir, stage, token)
-        finally:
-            shutil.rmtree(stage, ignore_errors=True)
 
 # %% ../../nbs/82_score.ipynb #f6e99c4b
 @dataclass

@@ -144,7 +144,7 @@ def _view_dir(name:str, # what `ri view` was given
     except ValueError: raise ValueError(f"{name!r} is not a report name: NAME is a report in --reports-dir ({reports_dir}/NAME, or "
                                         f"{reports_dir}/scored/NAME for a `ri score` run), never a path; for a report "
                                         "elsewhere, give its reports folder as --reports-dir") from None
-    for d in (Path(reports_dir) / name, Path(reports_dir) / "scored" / name):
+    for d in (Path(reports_dir) / name, Path(reports_dir) / "scored" / name, Path(reports_dir) / "validated" / name):
         if d.is_symlink(): raise ValueError(f"{d} is a symlink: a report folder is never followed")
         if d.is_dir(): return d
     if name in experiments:
@@ -390,12 +390,57 @@ def _add_models(sub:argparse._SubParsersAction):
     m.add_argument("--root", default=None, help="verify: repository root (default: the checkout the current directory is in)")
     m.set_defaults(func=_cmd_models)
 
+# %% ../../nbs/92_cli.ipynb #34578d7e
+def _cmd_validate(a)->int:
+    from reasoning_integrity.logs.validate import validate
+    from reasoning_integrity.logs.readers import LogReadError
+    from reasoning_integrity.run.folder import ReportBusy, ReportRefused
+    root = _root(a, "validate")
+    rd = a.reports_dir if Path(a.reports_dir).is_absolute() else root / a.reports_dir
+    cols = {k: getattr(a, k) for k in ("question", "steps", "step_labels", "first_error", "chain_label", "id", "subset", "group")
+            if getattr(a, k) is not None}
+    kw = dict(format=a.format, label_means=a.label_means, **cols) if Path(a.labels).is_file() else {}
+    try:
+        r = validate(a.signals, labels=a.labels, name=a.name, reports_dir=rd, size=a.size, step_rule=a.step_rule,
+                     n_boot=a.n_boot, seed=a.seed, llm=a.model, progress=not a.no_progress, **kw)
+    except (LogReadError, ValueError, KeyError, FileNotFoundError, ReportBusy, ReportRefused) as e:
+        print(f"ri validate: {e}\nnothing was written", file=sys.stderr); return 2
+    print(f"\n{r!r}\n\n{r.run['n_problems']} problems (tables/problems.csv)\nreport: {r.report}\nbrowse: ri view {r.report.name}")
+    return 0
+
+def _add_validate(sub:argparse._SubParsersAction):
+    "`ri validate` and its options."
+    s = sub.add_parser("validate", help="judge signals on a labelled file (or a registered labelled set) against length, position "
+                                        "and structure, into reports/validated/NAME")
+    s.add_argument("--labels", required=True, metavar="FILE", help="a label file (JSONL, CSV, Parquet, PRM800K, ProcessBench JSON), "
+                                                                  "or a registered labelled set's name (ri list --components)")
+    s.add_argument("--signals", default=None, help="comma-separated signal names (prm:..., critic:... too), or 'all' (default: ri score's)")
+    s.add_argument("--name", default=None, help="the run's name: reports/validated/NAME (default: the file's stem)")
+    s.add_argument("--format", default="auto", help="auto (default), jsonl, csv, parquet, prm800k, processbench")
+    for col, what in (("question", "questions (default: question)"), ("steps", "steps: a list (default: steps)"),
+                      ("step-labels", "per-step labels, a list a row"), ("first-error", "first-error indices (-1: none)"),
+                      ("chain-label", "whether the final answer is right"), ("id", "row ids"), ("subset", "subsets"),
+                      ("group", "fold groups (default: the question)")):
+        s.add_argument(f"--{col}", default=None, metavar="COL", help=f"the column of {what}")
+    s.add_argument("--label-means", default="correct", choices=("correct", "error", "rating"),
+                   help="step labels: correct (1 = right step, default), error (1 = wrong step), rating (-1 wrong; 0, 1 not)")
+    s.add_argument("--step-rule", default="first_error", choices=("first_error", "error_steps"),
+                   help="first_error: ProcessBench's rule (default); error_steps: every labelled step")
+    s.add_argument("--size", type=int, default=None, help="a registered set's size (default: all)")
+    s.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    s.add_argument("--seed", type=int, default=0, help="folds, split halves and bootstraps")
+    s.add_argument("--model", "--llm", dest="model", default=None, metavar="SPEC", help="an LLM for llm_judge / critic signals")
+    s.add_argument("--reports-dir", default="reports", help="reports folder, relative to the repository root")
+    s.add_argument("--root", default=None, help="repository root (default: the checkout the current directory is in)")
+    s.add_argument("--no-progress", action="store_true", help="no progress bars")
+    s.set_defaults(func=_cmd_validate)
+
 # %% ../../nbs/92_cli.ipynb #c9cfa445
 def parser()->argparse.ArgumentParser:
     "The `ri` argument parser."
     p = argparse.ArgumentParser(prog="ri", description="reasoning_integrity workbench: run experiments, manage models.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_list, _add_reproduce, _add_view, _add_score, _add_compare, _add_cache, _add_models): add(sub)
+    for add in (_add_list, _add_reproduce, _add_view, _add_score, _add_validate, _add_compare, _add_cache, _add_models): add(sub)
     return p
 
 # %% ../../nbs/92_cli.ipynb #920def7a

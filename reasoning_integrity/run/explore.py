@@ -70,6 +70,7 @@ def _rerun_hint(d:Path)->str:
         a, b = (str(rec.get(k, "?"))[:80] for k in ("a_report", "b_report"))
         return f"{d.name} is a comparison of two scored runs; `ri compare {a} {b} --name {d.name}` writes it again, with its records"
     if kind == "scored": return f"{d.name} is a scored log; `ri score LOG --name {d.name}` writes it again, with its records"
+    if kind == "validated": return f"{d.name} is a validation; `ri validate --labels FILE --name {d.name}` writes it again, with its records"
     return f"run `ri reproduce {d.name}` first"
 
 def load_items(report:str|Path, # an experiment name or a report folder

@@ -15,7 +15,8 @@ import stat
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['ReportRefused', 'ReportBusy', 'check_report_target', 'report_lock', 'recover_report', 'replace_report', 'keep_failed']
+__all__ = ['REPORT_ENTRIES', 'ReportRefused', 'ReportBusy', 'check_report_target', 'report_lock', 'recover_report',
+           'replace_report', 'keep_failed', 'check_staged_target', 'staged_report']
 
 # %% ../../nbs/91b_folder.ipynb #2210e101
 def _now()->str: return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
@@ -126,3 +127,39 @@ def keep_failed(report_dir:Path, # the report folder the run would have replaced
     elif dest.exists(): shutil.rmtree(dest)
     os.rename(new, dest)
     return dest
+
+# %% ../../nbs/91b_folder.ipynb #78a08f01
+REPORT_ENTRIES = {"run.json", "manifest.json", "tables", "figures", "records", "explorer.html"}
+
+def check_staged_target(report_dir:Path, # the report's final folder
+                        kind:str="scored", # what run.json must say a replaceable report is
+                       )->Path:
+    "`report_dir` when `staged_report` may replace it (absent, empty, or a `kind` report of ri's entries only); else `ReportRefused`."
+    report_dir = Path(report_dir)
+    if report_dir.is_symlink(): raise ReportRefused(f"{report_dir} is a symlink: a report folder is never followed")
+    if report_dir.exists():
+        entries = {p.name for p in report_dir.iterdir()} if report_dir.is_dir() else None
+        try: rec = json.loads((report_dir / "run.json").read_text())
+        except (OSError, ValueError): rec = None
+        extra = {e for e in (entries or set()) - REPORT_ENTRIES if not re.fullmatch(r"explorer-[1-9]\d*\.html", e)}   # `ri view --page K`
+        if entries is None or (entries and (not isinstance(rec, dict) or rec.get("kind") != kind or extra)):
+            raise ReportRefused(f"{report_dir} exists and is not a {kind} report written by ri: nothing was changed; "
+                                "move it away or choose another --name")
+    return report_dir
+
+@contextlib.contextmanager
+def staged_report(report_dir:Path,  # the report's final folder
+                  kind:str="scored",  # what run.json must say a replaceable report is
+                 ):
+    "Yield a staging folder; on a clean exit it replaces `report_dir`, on an exception nothing changes."
+    report_dir = check_staged_target(report_dir, kind)   # checked again here: a command may check it before its work too
+    with report_lock(report_dir):
+        recover_report(report_dir)                 # run.folder's recovery and swap, as the runner's: a killed run's folders are cleaned up
+        token = f"{os.getpid()}-{os.urandom(4).hex()}"
+        stage = report_dir.parent / f".{report_dir.name}.staging-{token}"
+        stage.mkdir(parents=True)
+        try:
+            yield stage
+            replace_report(report_dir, stage, token)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
