@@ -84,7 +84,7 @@ class ValidatedRun:
         c = self.comparison
         cols = [k for k in ["signal", "dataset", "level", "auroc", "incremental_gain", "beats_length", "gain_over_structure",
                             "beats_structure"] if k in c.columns]
-        with pd.option_context("display.width", 120, "display.max_columns", 12, "display.precision", 3):
+        with pd.option_context("display.width", 120, "display.max_columns", 12, "display.float_format", "{:.3f}".format):
             return (f"{self.run['n_chains']} chains of {self.run['name']} ({len(self.problems)} problems) -> {self.report}\n"
                     + c[cols].to_string(index=False))
 

@@ -199,7 +199,7 @@ def finish(self:Report, run_json:bool=True, # outside `ri reproduce`: also write
     m = json.loads(_redact(json.dumps(m, default=str)))  # a key in a URL never reaches the manifest
     (self.dir / "manifest.json").write_text(json.dumps(m, indent=2))
     if not os.environ.get("RI_RUNNER") and run_json: self._write_run(m)   # `ri reproduce` writes its own
-    if _in_ipython(): print(f"report written to {self.dir.resolve()}")
+    if _in_ipython() and not self.dir.name.startswith("."): print(f"report written to {self.dir.resolve()}")   # a staging folder: its command says where the report went
     return m
 
 # %% ../../nbs/90_report.ipynb #e29d4928
