@@ -126,3 +126,10 @@ def test_the_import_graph_has_no_circle():
 def test_the_signal_registry_defines_no_signal():
     src = (PKG / "signals" / "registry.py").read_text()
     assert "@signal(" not in src and "SIGNALS.register(" in src   # the machinery registers what the family modules declare
+
+
+def test_the_runner_keeps_to_orchestration():
+    "run/runner.py runs experiments; parameters, the report folder, the kernel and the index are modules of their own."
+    n = len((PKG / "run" / "runner.py").read_text().splitlines())
+    assert n < 400, f"run/runner.py has {n} lines"
+    assert {"run.params", "run.folder", "run.kernel", "run.index"} <= set(MODS)

@@ -3,6 +3,7 @@ user defines with `@signal`, the CLI on built-in signals and on ProcessBench's o
 import json, os, subprocess, sys, random
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -151,3 +152,20 @@ def test_metric_validity_profiles_are_the_registered_sizes():
     for prof in ("quick", "full"):
         for s, k in knob.items():
             assert (P[prof][k] or None) == LABELLED_SETS[s].sizes[prof], (prof, s)
+
+
+def test_a_prm_and_a_critic_by_name(tmp_path, monkeypatch):
+    "`prm:<folder>` and `critic:` (here with the run's LLM, a scripted double) are judged like every signal."
+    monkeypatch.setenv("RI_CACHE_DIR", str(tmp_path / "cache"))
+    import reasoning_integrity as ri
+    from reasoning_integrity.models.prm import tiny_prm
+    from reasoning_integrity.models.doubles import FakeLLM
+    prm = f"prm:{tiny_prm('lm_head', tmp_path / 'prm')}#kind=lm_head"
+    f = toy_file(tmp_path / "toy.jsonl", n_problems=15)
+    r = ri.validate(f"{prm},critic:", labels=f, llm=FakeLLM(lambda req: "\\boxed{0}"), first_error="first_error", id="id",
+                    reports_dir=tmp_path / "reports", n_boot=50, progress=False)
+    v = r.validity[(r.validity.metric == "auroc") & (r.validity.level == "step")].set_index("signal")
+    assert {prm, "critic:"} <= set(v.index) and v.loc[[prm, "critic:"], "value"].between(0, 1).all()
+    assert np.isfinite(v.loc[prm, "gain_over_structure"])
+    # the critic names step 0 in every chain: its first-error guess is right only for chains wrong at step 0
+    assert r.run["signals"] == [prm, "critic:"] and (r.report / "tables" / "coverage.csv").is_file()

@@ -20,12 +20,14 @@ __all__ = ['LABELLED_SETS', 'LabelledSet', 'labelled_set', 'processbench_chains'
 # %% ../../nbs/62_labelled_chains.ipynb #c8f6f434
 class LabelledSet(Mapping):
     "A registered labelled set: its task (a read-only mapping: step, chain, ...), loader, sizes per profile and fold key."
+    # fold key: `signals.validity.problem_of` groups by a chain's `meta['group']` where it has one (a user's file names
+    # it; `group` stamps it), else by dataset and question, so solutions of one problem never straddle a split
     def __init__(self, name:str, # registry key; the chains' `dataset`
                  load:Callable|None=None, # (size, seed) -> (chains, table); None: a task only (chains come from elsewhere)
                  step:str|None="first_error", # step label: "first_error", "error_steps", "within_chain" or None
                  chain:str|None="has_error", # chain label: "has_error", "wrong_answer" or None
                  sizes:dict|None=None, # profile -> size given to `load` (None: all)
-                 group:str="problem", # fold key: "problem" (`meta['group']`, else dataset + question)
+                 group:Callable|None=None, # chain -> its fold key, stamped as `meta['group']` (None: dataset + question)
                  description:str="", # one line, for listings
                  **task, # more of the task: first_error_f1=True, by="subset"
                 ):
@@ -47,6 +49,8 @@ class LabelledSet(Mapping):
         chains, table = self.load_fn(size, seed)
         bad = sorted({c.dataset for c in chains} - {self.name})
         if bad: raise ValueError(f"labelled set {self.name!r} returned chains of {bad}")
+        if self.group is not None:   # the fold key `signals.validity.problem_of` reads: solutions of one problem in one fold
+            for c in chains: c.meta.setdefault("group", str(self.group(c)))
         return chains, table
 
 LABELLED_SETS: Registry = Registry("labelled_set", "labelled chains detectors are judged on (metric_validity, ri validate)",
