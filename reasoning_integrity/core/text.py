@@ -13,7 +13,8 @@ import pandas as pd
 # %% auto #0
 __all__ = ['MAX_CHARS', 'MAX_VALUES', 'MAX_STATES', 'LITERAL_BUDGET', 'MAX_ANSWER_CHARS', 'MAX_INT_DIGITS', 'MAX_STEPS',
            'MAX_STEP_CHARS', 'CHARS_PER_TOKEN', 'ANSWER_EXTRACTORS', 'normalize_text', 'ParseProblem', 'problems_frame',
-           'clean_text', 'cap_text', 'cap_steps', 'model_text', 'cut', 'answer_extractor', 'extract_answer']
+           'clean_text', 'cap_text', 'cap_steps', 'model_text', 'cut', 'answer_extractor', 'extract_answer',
+           'json_depth']
 
 # %% ../../nbs/00_text.ipynb #bec029a6
 _WS = re.compile(r"\s+")
@@ -140,3 +141,16 @@ def extract_answer(name:str, # an entry of ANSWER_EXTRACTORS
                   ):
     "The answer `text` gives under extractor `name` (`None` when it gives none)."
     return ANSWER_EXTRACTORS[name](cap_text(text) if isinstance(text, str) else text, **kw)
+
+# %% ../../nbs/00_text.ipynb #666f7a9d
+_JSON_STR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+def json_depth(text:str, # a JSON text, not parsed
+              )->int:
+    "Deepest nesting of `[` / `{` in a JSON text (brackets inside strings not counted), found without parsing it."
+    b = _NOT_BRACKET.sub("", _JSON_STR.sub("", text))
+    if not b: return 0
+    a = np.frombuffer(b.encode("ascii"), np.uint8)
+    return int(np.cumsum(np.where((a == 91) | (a == 123), 1, -1)).max())
+

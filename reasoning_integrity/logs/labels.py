@@ -6,21 +6,20 @@
 from __future__ import annotations
 import csv, hashlib, json, re
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from ..core.text import MAX_INT_DIGITS, cap_steps, clean_text, cut
+from ..core.text import MAX_INT_DIGITS, cap_steps, clean_text, cut, json_depth
 from ..signals.chains import Chain
 from .readers import LogReadError, MAX_LINE_CHARS, MAX_LOG_BYTES, MAX_MEMBER_BYTES
 from .score import file_sha256
 
 # %% auto #0
 __all__ = ['MAX_ROW_BYTES', 'MAX_JSON_DEPTH', 'MAX_ROWS', 'MAX_FILE_BYTES', 'MAX_JSON_BYTES', 'LABEL_MEANS', 'LABEL_FORMATS',
-           'PROBLEM_COLUMNS', 'LabelledFile', 'json_depth', 'step_errors', 'prm800k_record', 'detect_label_format',
-           'read_labels']
+           'PROBLEM_COLUMNS', 'LabelledFile', 'step_errors', 'prm800k_record', 'detect_label_format', 'read_labels']
 
 # %% ../../nbs/84_label_files.ipynb #0936220c
 MAX_ROW_BYTES = MAX_LINE_CHARS  # a JSONL line, CSV row (characters) or Parquet row over this is skipped unread (counted)
@@ -54,17 +53,6 @@ def table(self:LabelledFile)->pd.DataFrame:
                          for c in self.chains], columns=["id", "row", "n_steps", "first_error", "error_steps", "correct", "subset", "group"])
 
 # %% ../../nbs/84_label_files.ipynb #b5f38818
-_JSON_STR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-def json_depth(text:str, # a JSON text, not parsed
-              )->int:
-    "Deepest nesting of `[` / `{` in a JSON text (brackets inside strings not counted), found without parsing it."
-    b = _NOT_BRACKET.sub("", _JSON_STR.sub("", text))
-    if not b: return 0
-    a = np.frombuffer(b.encode("ascii"), np.uint8)
-    return int(np.cumsum(np.where((a == 91) | (a == 123), 1, -1)).max())
-
 class _Bad(Exception):
     "A row that cannot be used: its kind and the reason shown in `problems`."
     def __init__(self, kind, reason): super().__init__(reason); self.kind, self.reason = kind, reason

@@ -6,15 +6,16 @@
 from __future__ import annotations
 import base64, hashlib, html, ipaddress, json, os, re, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from itertools import accumulate, count
+from itertools import count
+from ..core.text import json_depth
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 from .report import _report_path, check_item
 
 # %% auto #0
 __all__ = ['MAX_RECORD_BYTES', 'MAX_DEPTH', 'MATHJAX_QUERY', 'MATHJAX_CONFIG', 'PAGE_ITEMS', 'report_dir', 'available_reports',
-           'json_depth', 'read_record', 'load_items', 'skipped', 'item_html', 'local_mathjax', 'report_html',
-           'write_new', 'write_html', 'page_csp', 'safe_file', 'serve', 'Explorer', 'state_text', 'trajectory_item']
+           'read_record', 'load_items', 'skipped', 'item_html', 'local_mathjax', 'report_html', 'write_new',
+           'write_html', 'page_csp', 'safe_file', 'serve', 'Explorer', 'state_text', 'trajectory_item']
 
 # %% ../../nbs/94_explore.ipynb #64bbe708
 MAX_RECORD_BYTES = 2 ** 21  # one record line larger than this (2 MiB; the largest an experiment writes is ~30 KB) is skipped
@@ -33,13 +34,6 @@ def available_reports(reports_dir:str|Path="reports")->list[str]:
     d = _report_path(reports_dir)
     return sorted(p.name for p in d.iterdir() if p.is_dir() and not p.name.startswith(".")  # not the runner's own folders
                   and any((p / "records").glob("*.jsonl"))) if d.is_dir() else []
-
-_JSON_STR, _BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"'), re.compile(r"[\[\]{}]")
-
-def json_depth(text:str, # a JSON text
-              )->int:
-    "How deep lists and objects nest in `text`, counted on the text (strings skipped) without parsing it."
-    return max(accumulate(1 if c in "[{" else -1 for c in _BRACKET.findall(_JSON_STR.sub('""', text))), default=0)
 
 def _record_lines(f:Path, max_bytes:int):
     "(line number, bytes) for each line of `f`; the bytes are None for a line longer than `max_bytes` (never read whole)."
