@@ -63,10 +63,14 @@ class Registry(dict):
                  origin:str|None=None, # the module registering it (default: `obj.__module__`), for `ordered` registries
                  **meta, # anything worth listing (level, family, needs, ...)
                 ):
-        "Add `obj` under `name` (a re-registration replaces the entry in its place); without `obj`, a decorator that does."
+        "Add `obj` under `name` (a re-registration replaces the entry in its place, but a provider never replaces a user's); without `obj`, a decorator that does."
         def _add(o):
-            dict.__setitem__(self, name, o); self.meta[name] = meta
-            self.origin.setdefault(name, origin or getattr(o, "__module__", "") or "")
+            src = origin or getattr(o, "__module__", "") or ""
+            if dict.__contains__(self, name) and provider_rank(self.origin.get(name, ""))[0] == 2 and provider_rank(src)[0] < 2:
+                self.origin[name] = src   # a provider loaded late: what a notebook or script registered stays, in the built-in's place
+            else:
+                dict.__setitem__(self, name, o); self.meta[name] = meta
+                self.origin.setdefault(name, src)
             if self.ordered: self._reorder()
             return o
         return _add if obj is None else _add(obj)
