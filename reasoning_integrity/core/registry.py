@@ -57,7 +57,9 @@ class Registry(dict):
         self.kind, self.doc, self.meta, self.providers = kind, doc, {k: {} for k in (entries or {})}, providers
         self.ordered, self.origin = ordered, {}   # name -> the module that registered it
         self.prefixes: dict[str, tuple] = {}   # 'prm' -> (factory, description): names 'prm:ARG' made on first use
-        Registry.ALL[kind] = self
+        self.module = inspect.currentframe().f_back.f_globals.get("__name__", "")   # where it is defined
+        prev = Registry.ALL.get(kind)   # a notebook re-running a module's cells does not take the module's registry's place
+        if prev is None or not (self.module == "__main__" and prev.module != "__main__"): Registry.ALL[kind] = self
     def register(self, name:str, # the name users select it by
                  obj:Any=None, # the component; omitted: return a decorator
                  origin:str|None=None, # the module registering it (default: `obj.__module__`), for `ordered` registries
@@ -83,12 +85,6 @@ class Registry(dict):
         hint = f" (did you mean {near[0]!r}?)" if near else ""
         fam = "".join(f"; or {p}:<{d or 'ARG'}>" for p, (_, d) in self.prefixes.items())
         raise KeyError(f"unknown {self.kind} {name!r}{hint}; known: {', '.join(sorted(map(str, self)))}{fam}{why}")
-    def unknown(self, names)->str|None:
-        "None when every name in `names` is registered; else the message to show: each unknown name with the nearest known."
-        bad = [n for n in names if not self.knows(n)]
-        if not bad: return None
-        hint = "; ".join(f"{n!r}: did you mean {m[0]!r}?" for n in bad if (m := difflib.get_close_matches(str(n), list(map(str, self)), n=1)))
-        return f"unknown {self.kind}(s) {bad}" + (f" ({hint})" if hint else "") + f"; registered: {', '.join(sorted(map(str, self)))}"
     def knows(self, name:str)->bool:
         "Whether `name` is registered, after importing the providers once if it is not yet."
         if not dict.__contains__(self, name) and self.providers and self.providers not in _LOADED:
@@ -137,6 +133,15 @@ def describe(self:Registry, name:str)->str:
     d = (self.meta.get(name, {}).get("description") or getattr(o, "description", None)
          or (inspect.getdoc(o) if callable(o) else None) or "")
     return str(d).strip().split("\n")[0]
+
+# %% ../../nbs/04_registry.ipynb #f859a309
+@patch
+def unknown(self:Registry, names)->str|None:
+    "None when every name in `names` is registered; else the message to show: each unknown name with the nearest known."
+    bad = [n for n in names if not self.knows(n)]
+    if not bad: return None
+    hint = "; ".join(f"{n!r}: did you mean {m[0]!r}?" for n in bad if (m := difflib.get_close_matches(str(n), list(map(str, self)), n=1)))
+    return f"unknown {self.kind}(s) {bad}" + (f" ({hint})" if hint else "") + f"; registered: {', '.join(sorted(map(str, self)))}"
 @patch
 def _reorder(self:Registry):
     "Entries sorted by the rank of the module that registered each (`provider_rank`), then by first registration."
