@@ -15,7 +15,8 @@ from ..run.folder import staged_report
 
 # %% auto #0
 __all__ = ['DEFAULT_SIGNALS', 'LLM_SIGNALS', 'SCORE_BATCH', 'DEGENERATE', 'MAX_WARNINGS', 'scored_dir', 'file_sha256',
-           'resolve_signals', 'ScoredRun', 'DegenerateChainWarning', 'score_log', 'RunComparison', 'compare_runs']
+           'resolve_signals', 'ScoredRun', 'DegenerateChainWarning', 'signal_models', 'score_log', 'RunComparison',
+           'compare_runs']
 
 # %% ../../nbs/82_score.ipynb #e4a9074b
 DEFAULT_SIGNALS = ("length", "position", "verified_computation", "computation_error", "unsupported_share",
@@ -27,11 +28,12 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 
 def scored_dir(name:str,  # a scored run's name
                reports_dir:str|Path="reports",  # the reports folder
+               folder:str="scored",  # the command's folder: scored (ri score, ri compare), validated (ri validate)
               )->Path:
-    "`reports_dir/scored/<name>`; `ValueError` for a name that is not a plain folder name."
+    "`reports_dir/<folder>/<name>`; `ValueError` for a name that is not a plain folder name."
     if not isinstance(name, str) or not _NAME.match(name) or name in (".", ".."):
         raise ValueError(f"run name {name!r}: use letters, digits, '.', '_' and '-' (at most 80), starting with a letter or digit")
-    return Path(reports_dir) / "scored" / name
+    return Path(reports_dir) / folder / name
 
 def file_sha256(path:str|Path)->str:
     "sha256 of a file, read in 1 MiB blocks."
@@ -233,6 +235,24 @@ def _write_scored(rep, stage, name, path, fmt, segment, rules, usable, names, n_
     return run
 
 # %% ../../nbs/82_score.ipynb #124f6ab1
+def signal_models(names:Sequence[str],  # the signals a run computes
+                  llm=None,  # an LLM or a spec string
+                  nli=None, emb=None,  # NLI model and embedder (None: the project's defaults, loaded when a signal needs them)
+                 ):
+    "The `SignalModels` of a run over logged or labelled chains: the given models, the project's for the ones `names` need."
+    from reasoning_integrity.signals.registry import SIGNALS, SignalModels
+    needed = {m for n in names for m in SIGNALS[n].models}
+    if isinstance(llm, str):
+        from reasoning_integrity.models.llm import get_llm
+        llm = get_llm(llm)
+    if "nli" in needed and nli is None:
+        from reasoning_integrity.models.nli import NLIModel
+        nli = NLIModel()
+    if "emb" in needed and emb is None:
+        from reasoning_integrity.models.embed import Embedder
+        emb = Embedder()
+    return SignalModels(nli=nli, emb=emb, llm=llm, verifier=_installed_verifier() if "verifier" in needed else None)
+
 def _installed_verifier():
     "The installed reference build of the learned verifier (`ri score` never trains one); a clear error when it is not built."
     from reasoning_integrity.models.verifier import installed_verifier
@@ -276,14 +296,7 @@ def score_log(path:str|Path,  # a log file (inspect_ai .eval/.json, lm-eval samp
     first = list(itertools.islice(stream, size))           # the reader's checks of the whole file run here, before writing
     if not first: raise LogReadError(f"{path}: no usable sample ({len(problems)} skipped: "
                                      f"{', '.join(f'{r.kind} {r.n}' for r in problems_frame(problems).itertuples()) or 'none'})")
-    needed = {m for n in names for m in SIGNALS[n].models}
-    if "nli" in needed and nli is None:
-        from reasoning_integrity.models.nli import NLIModel
-        nli = NLIModel()
-    if "emb" in needed and emb is None:
-        from reasoning_integrity.models.embed import Embedder
-        emb = Embedder()
-    sc = SignalModels(nli=nli, emb=emb, llm=llm, verifier=_installed_verifier() if "verifier" in needed else None)
+    sc = signal_models(names, llm, nli, emb)
     usable = [n for n in names if all(sc.has(m) for m in SIGNALS[n].models)]
     with staged_report(out_dir) as stage:
         rep = Report(stage, name=name)

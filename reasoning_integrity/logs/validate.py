@@ -36,14 +36,12 @@ def file_task(labels:Sequence[str], # the label kinds a file carries: 'step', 'f
     return task
 
 # %% ../../nbs/85_validate.ipynb #dd2b35d1
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
-
 def validated_dir(name:str, # the run's name
                   reports_dir:str|Path="reports", # the reports folder
                  )->Path:
-    "`reports_dir/validated/<name>`; `ValueError` for a name that is not a plain folder name."
-    if not _NAME.match(name): raise ValueError(f"name {name!r}: letters, digits, '.', '_', '-' (80 at most), not starting with a dot")
-    return Path(reports_dir) / "validated" / name
+    "`reports_dir/validated/<name>`; `ValueError` for a name that is not a plain folder name (`ri score`'s rule)."
+    from reasoning_integrity.logs.score import scored_dir
+    return scored_dir(name, reports_dir, "validated")
 
 def labelled_chains(labels, # a label file's path, or a registered labelled set's name
                     name:str|None=None, # the run's name (default: the file's stem or the set's name)
@@ -89,25 +87,6 @@ class ValidatedRun:
                     + c[cols].to_string(index=False))
 
 # %% ../../nbs/85_validate.ipynb #50fdcc30
-def _models(names, llm, nli, emb):
-    "The `SignalModels` the signals need (the project's NLI model and embedder when one needs them and none is given)."
-    from reasoning_integrity.signals.registry import SIGNALS, SignalModels
-    needed = {m for n in names for m in SIGNALS[n].models}
-    if isinstance(llm, str):
-        from reasoning_integrity.models.llm import get_llm
-        llm = get_llm(llm)
-    if "nli" in needed and nli is None:
-        from reasoning_integrity.models.nli import NLIModel
-        nli = NLIModel()
-    if "emb" in needed and emb is None:
-        from reasoning_integrity.models.embed import Embedder
-        emb = Embedder()
-    verifier = None
-    if "verifier" in needed:
-        from reasoning_integrity.models.verifier import installed_verifier
-        verifier = installed_verifier()
-    return SignalModels(nli=nli, emb=emb, llm=llm, verifier=verifier)
-
 def validate(signals:str|Sequence[str]|None=None, # signal names (comma-separated), 'all', or None: `ri score`'s defaults
              labels=None, # a label file, or a registered labelled set's name
              name:str|None=None, # reports/validated/NAME (default: the file's stem, or the set's name)
@@ -121,7 +100,7 @@ def validate(signals:str|Sequence[str]|None=None, # signal names (comma-separate
              **read_kw, # `read_labels`' column names (question=, steps=, step_labels=, first_error=, chain_label=, ...), format, caps
             )->ValidatedRun:
     "Each signal's validity on the labelled data against length, position and structure, written to reports/validated/NAME."
-    from reasoning_integrity.logs.score import resolve_signals
+    from reasoning_integrity.logs.score import resolve_signals, signal_models
     from reasoning_integrity.signals.registry import compute_signals
     from reasoning_integrity.signals.validity import signal_validity, baseline_comparison, BASELINES
     if labels is None: raise ValueError("labels=: a label file or a registered labelled set")
@@ -130,7 +109,7 @@ def validate(signals:str|Sequence[str]|None=None, # signal names (comma-separate
     out = check_staged_target(validated_dir(name, reports_dir), "validated")   # refused before any model is loaded
     asked = resolve_signals(signals, llm=llm is not None)
     names = list(dict.fromkeys([*asked, *BASELINES]))
-    sc = _models(names, llm, nli, emb)
+    sc = signal_models(names, llm, nli, emb)
     V, cov = compute_signals(chains, names, sc, progress=progress, errors="skip")
     val = signal_validity(V, chains, n_boot=n_boot, seed=seed)
     cmp_ = baseline_comparison(V, chains, n_boot=n_boot, seed=seed)
