@@ -19,6 +19,9 @@ export ATEN_CPU_CAPABILITY ?= avx2
 export ONEDNN_MAX_CPU_ISA ?= AVX2
 export MKL_CBWR ?= AVX2,STRICT
 export MKL_DYNAMIC ?= FALSE
+export NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
+export OPENBLAS_CORETYPE ?= Haswell
+export OPENBLAS_NUM_THREADS ?= 2
 
 .PHONY: print-env-numeric nli install llama-wheel test test-nbs test-py test-integration reproduce export clean-nbs bench bench-cold bench-full lab docs docs-test docs-sync docs-install outputs
 
@@ -174,7 +177,7 @@ lab: install
 # `make print-VAR` prints a variable as make sees it (tests/test_make_targets.py reads the llama.cpp flags this way).
 # The numeric-path variables as the processes make starts see them.
 print-env-numeric:
-	@env | grep -E '^(ATEN_CPU_CAPABILITY|ONEDNN_MAX_CPU_ISA|MKL_CBWR|MKL_DYNAMIC)=' | sort
+	@env | grep -E '^(ATEN_CPU_CAPABILITY|ONEDNN_MAX_CPU_ISA|MKL_CBWR|MKL_DYNAMIC|NPY_DISABLE_CPU_FEATURES|OPENBLAS_CORETYPE|OPENBLAS_NUM_THREADS)=' | sort
 
 print-%:
 	@echo '$($*)'

@@ -72,5 +72,5 @@ def test_make_exports_the_numeric_path():
     env = {k: v for k, v in __import__("os").environ.items() if k not in NUMERIC_ENV}
     out = subprocess.run(["make", "-s", "--no-print-directory", "print-env-numeric"], cwd=ROOT, env=env,
                          capture_output=True, text=True, check=True).stdout
-    got = dict(l.split("=", 1) for l in out.split() if "=" in l)
+    got = dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
     assert got == NUMERIC_ENV, got

@@ -13,7 +13,7 @@ from ..core.data import cache_dir
 from .cache import ArrayStore, cached_arrays
 from ..core.executor import remote_executor
 from .nli import resolve_precision
-from .numeric import check_numeric_path, weights_sha256
+from .numeric import PASS_SHAPE, check_numeric_path, pad_rows, padded_length, weights_sha256
 from ..core.text import model_text
 from fastcore.basics import patch
 
@@ -50,7 +50,7 @@ class Embedder:
         self.model_name = str(default_embedding_model() if model is None else model)
         self.is_default = model is None
         self.batch_size, self.device = batch_size, device
-        self.identity = _identity(self.model_name) + ("|bf16" if self.precision == "bf16" else "")   # fp32 keys unchanged
+        self.identity = _identity(self.model_name) + f"|{PASS_SHAPE}" + ("|bf16" if self.precision == "bf16" else "")
         self._model = self._numeric = None
         self._mem = {} if cache else None
         self._db = (ArrayStore(Path(cache_path) if cache_path else cache_dir("embeddings")/"embeddings.sqlite", "emb")
@@ -130,14 +130,16 @@ def _encode_batch(model, texts:list)->np.ndarray:
     "One forward pass over `texts`: unit-norm float32 rows (a bf16 model's vectors cast to float32, then normalised)."
     import torch
     n = getattr(model, "max_seq_length", None) or 512       # what the model reads; the tokenizer sees no more (`model_text`)
-    texts = [model_text(t, n) for t in texts]
+    k, texts = len(texts), pad_rows([model_text(t, n) for t in texts])   # >= 4 rows (`models.numeric.pad_rows`)
     params = getattr(model, "parameters", None)               # a stand-in without torch parameters is fp32
+    kw, tok = dict(batch_size=len(texts), show_progress_bar=False), getattr(model, "tokenizer", None)
+    if params is not None and tok is not None:   # pad to `padded_length` tokens: a text's bits do not depend on its batch
+        L = padded_length(map(len, tok(texts, truncation=True, max_length=n)["input_ids"]), n)
+        kw["processing_kwargs"] = {"text": {"padding": "max_length", "max_length": L}}
     if params is not None and next(params()).dtype == torch.bfloat16:
-        v = model.encode(list(texts), batch_size=max(len(texts), 1), convert_to_tensor=True, normalize_embeddings=False,
-                         show_progress_bar=False).float().cpu().numpy()
+        v = model.encode(texts, convert_to_tensor=True, normalize_embeddings=False, **kw).float().cpu().numpy()[:k]
         return (v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
-    return model.encode(list(texts), batch_size=max(len(texts), 1), convert_to_numpy=True, normalize_embeddings=True,
-                        show_progress_bar=False).astype(np.float32)
+    return model.encode(texts, convert_to_numpy=True, normalize_embeddings=True, **kw)[:k].astype(np.float32)
 
 class EmbedWorker:
     "An executor worker: loads a sentence embedder once, then encodes lists of texts, one forward pass each."

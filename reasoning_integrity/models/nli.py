@@ -14,7 +14,7 @@ from .cache import ArrayStore, cached_arrays
 from ..core.executor import remote_executor
 from ..core.registry import Registry
 from ..core.text import model_text
-from .numeric import check_numeric_path, file_sha256, weights_sha256
+from .numeric import PASS_SHAPE, check_numeric_path, file_sha256, pad_rows, padded_length, weights_sha256
 from fastcore.basics import patch
 
 # %% auto #0
@@ -85,10 +85,11 @@ def forward_probs(model, # a `transformers` sequence-classification model (in ev
     with torch.inference_mode():
         for s in range(0, n, batch_size):
             idx = order[s:s+batch_size]
-            enc = tokenizer([model_text(premises[i], max_length) for i in idx],
-                            [model_text(hypotheses[i], max_length) for i in idx], truncation=True,
-                            max_length=max_length, padding=True, return_tensors="pt")
-            logits = model(**enc).logits
+            run = pad_rows(idx)   # >= 4 rows and `padded_length` tokens: a pair's bits do not depend on its batch
+            p, h = [model_text(premises[i], max_length) for i in run], [model_text(hypotheses[i], max_length) for i in run]
+            n = padded_length(map(len, tokenizer(p, h, truncation=True, max_length=max_length)["input_ids"]), max_length)
+            enc = tokenizer(p, h, truncation=True, max_length=n, padding="max_length", return_tensors="pt")
+            logits = model(**enc).logits[:len(idx)]
             out[idx] = torch.softmax(logits.float(), dim=-1).numpy()
             if on_batch: on_batch(len(idx))
     return out
@@ -146,8 +147,8 @@ class NLIModel:
         self.is_default = model is None
         self.batch_size, self.max_length, self.device, self._id2label = batch_size, max_length, device, id2label
         self.identity = model_identity(self.model_name)
-        self._id = (json.dumps(self.identity, sort_keys=True) + f"|max_length={max_length}"
-                    + ("|precision=bf16" if self.precision == "bf16" else ""))   # fp32 keys as they always were
+        self._id = (json.dumps(self.identity, sort_keys=True) + f"|max_length={max_length}|{PASS_SHAPE}"
+                    + ("|precision=bf16" if self.precision == "bf16" else ""))
         self._model = self._tok = self._cols = self._numeric = None
         self._mem = {} if cache else None
         self._db = (ArrayStore(Path(cache_path) if cache_path else cache_dir("nli")/"nli.sqlite", "nli", ("e", "n", "c"))

@@ -10,8 +10,9 @@ from ..core.data import sha256_file
 
 
 # %% auto #0
-__all__ = ['NUMERIC_ENV', 'NUMERIC_THREADS', 'WEIGHT_FILES', 'NumericPathWarning', 'use_numeric_path', 'numeric_path',
-           'numeric_problems', 'check_numeric_path', 'numeric_threads', 'file_sha256', 'weights_sha256']
+__all__ = ['NUMERIC_ENV', 'NUMERIC_THREADS', 'MIN_ROWS', 'PAD_MULTIPLE', 'MIN_TOKENS', 'PASS_SHAPE', 'WEIGHT_FILES',
+           'NumericPathWarning', 'use_numeric_path', 'numeric_path', 'numeric_problems', 'check_numeric_path',
+           'numeric_threads', 'pad_rows', 'padded_length', 'file_sha256', 'weights_sha256']
 
 # %% ../../nbs/24a_numeric.ipynb #ba352b08
 NUMERIC_ENV = {
@@ -19,6 +20,9 @@ NUMERIC_ENV = {
     "ONEDNN_MAX_CPU_ISA": "AVX2",    # oneDNN's JIT kernels (GELU on fp32 tensors) at most AVX2
     "MKL_CBWR": "AVX2,STRICT",       # MKL's conditional numerical reproducibility: the AVX2 branch (Intel), AUTO in CNR mode (others)
     "MKL_DYNAMIC": "FALSE",          # MKL runs on exactly the threads torch gives it
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",   # numpy's loops in their AVX2 build (X86_V3), not AVX-512
+    "OPENBLAS_CORETYPE": "Haswell",  # numpy's and scipy's OpenBLAS: its AVX2 kernels, whatever wider set the CPU has
+    "OPENBLAS_NUM_THREADS": "2",     # OpenBLAS splits long dot products by thread: a fixed count, as on the 2-core machines
 }
 NUMERIC_THREADS = 2   # torch threads of a training run (gradients depend on the thread count)
 
@@ -48,6 +52,18 @@ def _mkl_cnr()->str|None:
     branch, flags = get(1), get(-1)
     return _MKL_BRANCHES.get(branch, str(branch)) + (",STRICT" if flags & _MKL_STRICT and branch > 1 else "")
 
+def _numpy_simd()->list:
+    "numpy's dispatched SIMD targets this process uses (numpy >= 2: the CPU has them and none is disabled)."
+    try: from numpy._core import _multiarray_umath as m
+    except ImportError: return []
+    return [f for f in m.__cpu_dispatch__ if m.__cpu_features__.get(f)]
+
+def _openblas()->list:
+    "(core type, threads) of each OpenBLAS loaded in this process (numpy's, scipy's), by threadpoolctl."
+    try: from threadpoolctl import threadpool_info
+    except ImportError: return []
+    return [(i.get("architecture"), i.get("num_threads")) for i in threadpool_info() if i.get("internal_api") == "openblas"]
+
 def _cpu()->str:
     "Vendor and model of this CPU (from /proc/cpuinfo), else `platform.processor()`."
     try:
@@ -60,14 +76,16 @@ def numeric_path()->dict:
     "The numeric path torch computes on in this process: capability, MKL branch, threads, variables, CPU, torch, and why it is not the project's."
     import torch
     cap = torch.backends.cpu.get_cpu_capability()   # fixes it now if nothing computed yet (the variables are read here)
-    env, mkl = {k: os.environ.get(k) for k in NUMERIC_ENV}, _mkl_cnr()
-    probs = numeric_problems(cap, env, mkl)
+    env, mkl, simd, blas = {k: os.environ.get(k) for k in NUMERIC_ENV}, _mkl_cnr(), _numpy_simd(), _openblas()
+    probs = numeric_problems(cap, env, mkl, simd, blas)
     return dict(cpu_capability=cap, mkl_cnr=mkl, threads=torch.get_num_threads(), env=env, cpu=_cpu(),
-                torch=torch.__version__, project=not probs, problems=probs)
+                torch=torch.__version__, numpy_simd=simd, openblas=blas, project=not probs, problems=probs)
 
 def numeric_problems(cap:str, # ATen's CPU capability in effect
                      env:dict, # the `NUMERIC_ENV` variables as set (name -> value or None)
                      mkl:str|None=None, # MKL's CNR branch in effect (`_mkl_cnr()`), None: not known
+                     simd:list|None=None, # numpy's dispatched SIMD targets in use (`_numpy_simd()`), None: not known
+                     blas:list|None=None, # (core type, threads) of each loaded OpenBLAS (`_openblas()`), None: not known
                     )->list[str]:
     "Why this process is not on the project's numeric path, one sentence each ([] when it is)."
     out = [f"{k}={env.get(k)!r} (the project's: {v!r})" for k, v in NUMERIC_ENV.items()
@@ -78,6 +96,13 @@ def numeric_problems(cap:str, # ATen's CPU capability in effect
                    "(or this CPU has no AVX2)")
     if mkl == "OFF" and env.get("MKL_CBWR"):
         out.append("MKL runs without conditional numerical reproducibility: it was called before MKL_CBWR was set")
+    off = set(simd or []) & set((env.get("NPY_DISABLE_CPU_FEATURES") or "").split())
+    if off: out.append(f"numpy runs its {' '.join(sorted(off))} loops: it was imported before NPY_DISABLE_CPU_FEATURES was set")
+    core, threads = env.get("OPENBLAS_CORETYPE"), env.get("OPENBLAS_NUM_THREADS")
+    for c, t in blas or []:
+        if core and str(c).lower() != core.lower() or threads and str(t) != threads.strip():
+            out.append(f"OpenBLAS runs its {c} kernels on {t} threads: it was loaded before OPENBLAS_CORETYPE and "
+                       "OPENBLAS_NUM_THREADS were set")
     return out
 
 # %% ../../nbs/24a_numeric.ipynb #4237c3a7
@@ -113,6 +138,25 @@ def numeric_threads(threads:int|None=NUMERIC_THREADS, # torch threads inside the
     finally:
         torch.set_num_threads(old_t)
         torch.use_deterministic_algorithms(old_d)
+
+# %% ../../nbs/24a_numeric.ipynb #0b421edb
+MIN_ROWS = 4       # rows of every forward pass of the project's encoders: below 4, torch's CPU kernels give other bits
+PAD_MULTIPLE = 8   # padded length of every pass: a multiple of this (the attention's AVX2 reductions take 8 lanes) ...
+MIN_TOKENS = 16    # ... and at least this many tokens
+PASS_SHAPE = f"pass=r{MIN_ROWS}t{PAD_MULTIPLE}m{MIN_TOKENS}"   # in the models' cache keys: scores of other passes are not reused
+
+def pad_rows(rows:list, # the rows of one forward pass
+             n:int=MIN_ROWS, # the fewest rows a pass may have
+            )->list:
+    "`rows` with its last row repeated until there are `n` (the caller keeps the first `len(rows)` results); [] stays []."
+    rows = list(rows)
+    return rows + [rows[-1]] * (n - len(rows)) if 0 < len(rows) < n else rows
+
+def padded_length(lengths, # token counts of the rows of one pass (after truncation)
+                  max_length:int, # the most tokens the model reads
+                 )->int:
+    "Tokens to pad a pass to: its longest row rounded up to `PAD_MULTIPLE`, at least `MIN_TOKENS`, at most `max_length`."
+    return min(max(-(-max(lengths, default=0) // PAD_MULTIPLE) * PAD_MULTIPLE, MIN_TOKENS), max_length)
 
 # %% ../../nbs/24a_numeric.ipynb #8f8d1cd6
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")

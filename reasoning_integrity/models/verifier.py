@@ -14,7 +14,7 @@ from ..core.data import cache_dir
 from .cache import ArrayStore, cached_arrays
 from .nli import default_nli_path
 from .nli_train import length_batches, _optimizer, _base_model_path, clean_stale_builds
-from .numeric import NUMERIC_THREADS, check_numeric_path, numeric_threads, weights_sha256
+from .numeric import NUMERIC_THREADS, check_numeric_path, numeric_threads, pad_rows, padded_length, PASS_SHAPE, weights_sha256
 
 # %% auto #0
 __all__ = ['VERIFIER_HP', 'VERIFIER_LABELS', 'VERIFIER_VERSION', 'MAX_LOADED', 'VERIFIER_NAME', 'VERIFIER_SHA256', 'NOT_BUILT',
@@ -206,9 +206,11 @@ def _forward(model, tok, contexts, steps, max_length:int, batch_size:int=32, pro
     with torch.inference_mode():
         for s in tqdm(range(0, len(order), batch_size), desc="verifier scoring", disable=not progress, mininterval=10, file=sys.stderr):
             idx = order[s:s + batch_size]
-            enc = tok([contexts[i] for i in idx], [steps[i] for i in idx], truncation="longest_first",
-                      max_length=max_length, padding=True, return_tensors="pt")
-            out[idx] = torch.softmax(model(**enc).logits.float(), dim=-1)[:, 1].numpy()
+            run = pad_rows(idx)   # >= 4 rows and `padded_length` tokens: a step's score does not depend on its batch
+            c, t = [contexts[i] for i in run], [steps[i] for i in run]
+            n = padded_length(map(len, tok(c, t, truncation="longest_first", max_length=max_length)["input_ids"]), max_length)
+            enc = tok(c, t, truncation="longest_first", max_length=n, padding="max_length", return_tensors="pt")
+            out[idx] = torch.softmax(model(**enc).logits[:len(idx)].float(), dim=-1)[:, 1].numpy()
     return out
 
 @patch
@@ -219,7 +221,7 @@ def predict(self:StepVerifier,
            )->np.ndarray:
     "P(wrong) of each step by the model in `model_dir`: scores in the cache are read, the rest computed and stored."
     sha = weights_sha256(model_dir)
-    keys = {(c, s): _digest(sha, self.hp["max_length"], c, s) for c, s in zip(contexts, steps)}
+    keys = {(c, s): _digest(sha, self.hp["max_length"], PASS_SHAPE, c, s) for c, s in zip(contexts, steps)}
     def compute(todo):
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
         if sha not in self._models:   # the last few models stay loaded: an out-of-fold pass switches between five

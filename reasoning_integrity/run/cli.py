@@ -13,6 +13,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..models.numeric import use_numeric_path
+use_numeric_path()   # before pandas loads numpy and OpenBLAS: both choose their kernels at import (`models.numeric`)
 import pandas as pd
 
 # %% auto #0

@@ -101,6 +101,9 @@ def _why(e:dict, b:dict, here:dict)->tuple[str, list[str]]:
         elif num.get("problems"): why.append("made off the project's numeric path: " + "; ".join(num["problems"]))
         elif num.get("mkl_cnr") != here.get("mkl_cnr"):
             may.append(f"MKL branch {num.get('mkl_cnr')} there, {here.get('mkl_cnr')} here (another CPU vendor)")
+        if isinstance(num, dict) and "numpy_simd" not in num:   # what `numeric_path` records since then
+            may.append("made before every forward pass had a fixed shape and numpy/OpenBLAS were pinned (issue 41): "
+                       "the last digits may move")
         if here.get("problems"): why.append("this process is off the project's numeric path: " + "; ".join(here["problems"]))
     return ("differs" if why else "may differ" if may else "same"), why + may
 
