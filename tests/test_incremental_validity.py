@@ -202,6 +202,20 @@ def test_length_adjusted_change_on_constructed_chains():
     assert beyond["predicted"] == pytest.approx(0.3)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(-1e4, 1e4), st.floats(-50, 50), st.floats(-1, 1), st.integers(1, 3))
+def test_a_signal_made_of_its_length_covariates_reads_exactly_zero_beyond_length(seed, a, b, c, k):
+    # s = a + b n + c chars is explained by length to the last bit of real arithmetic; what fp64 leaves (1e-13 on one
+    # BLAS, -1e-12 on another) must read 0 in value, interval and bootstrap, and never decide `agrees`
+    rng = np.random.default_rng(seed)
+    n = rng.integers(3, 30, 80).astype(float); ch = n * 40 + rng.integers(-30, 30, 80)
+    Lb, La = np.c_[n, ch], np.c_[n + k, ch + 35 * k]
+    s, s2 = a + b * Lb[:, 0] + c * Lb[:, 1], a + b * La[:, 0] + c * La[:, 1]
+    r = length_adjusted_change(s, s2, Lb, La, +1, n_boot=100, seed=seed % 7)
+    assert (r["value"], r["ci_low"], r["ci_high"]) == (0.0, 0.0, 0.0) and not r["agrees"]
+    assert r["predicted"] == pytest.approx(float((s2 - s).mean()), rel=1e-9, abs=1e-9 * max(1, abs(a)))
+
+
 # --- the tables carry the columns ------------------------------------------------------------------------------------
 @pytest.fixture
 def length_confounded():

@@ -16,11 +16,20 @@ def _codes(x)->np.ndarray:
     return pd.factorize(np.asarray(x))[0]
 
 # %% auto #0
-__all__ = ['DELONG_ABOVE', 'MOVE_RTOL', 'auroc', 'auroc_ci', 'auroc_delong_ci', 'within_auroc', 'first_error_predictions',
-           'tune_threshold', 'first_error_f1', 'paired_ci', 'perturbation_effect', 'spearman_ci', 'auroc_diff_ci',
-           'grouped_folds', 'normal_scores', 'oof_logistic', 'fold_auroc', 'length_deciles', 'incremental_auroc',
-           'bootstrap_p', 'hanley_mcneil_var', 'min_detectable_auroc_diff', 'holm_sidak', 'holm_sidak_levels',
-           'bootstrap_lower_bound', 'split_halves', 'split_half_f1', 'length_adjusted_change']
+__all__ = ['ZERO_REL', 'DELONG_ABOVE', 'MOVE_RTOL', 'snap_zero', 'auroc', 'auroc_ci', 'auroc_delong_ci', 'within_auroc',
+           'first_error_predictions', 'tune_threshold', 'first_error_f1', 'paired_ci', 'perturbation_effect',
+           'spearman_ci', 'auroc_diff_ci', 'grouped_folds', 'normal_scores', 'oof_logistic', 'fold_auroc',
+           'length_deciles', 'incremental_auroc', 'bootstrap_p', 'hanley_mcneil_var', 'min_detectable_auroc_diff',
+           'holm_sidak', 'holm_sidak_levels', 'bootstrap_lower_bound', 'split_halves', 'split_half_f1',
+           'length_adjusted_change']
+
+# %% ../../nbs/61_validity_metrics.ipynb #b5f51be0
+ZERO_REL = 1e-9  # |value| ≤ ZERO_REL × scale of its inputs is rounding error: reported as 0
+
+def snap_zero(x, tol:float)->np.ndarray:
+    "`x` with every entry whose magnitude is at most `tol` set to 0.0 (NaN kept)."
+    x = np.asarray(x, dtype=float)
+    return np.where(np.abs(x) <= abs(tol), 0.0, x)
 
 # %% ../../nbs/61_validity_metrics.ipynb #c44525c2
 def auroc(scores:np.ndarray,  # (..., n) signal values, higher = more likely positive
@@ -434,7 +443,7 @@ def incremental_auroc(signal:Sequence[float],  # (n,) signal values (oriented; N
     gb, wb = gb[np.isfinite(gb)], wb[np.isfinite(wb)]
     q = lambda v, a: float(np.quantile(v, a)) if len(v) else np.nan
     out.update(base_auroc=base, full_auroc=full, gain=full - base, gain_ci_low=q(gb, .025), gain_ci_high=q(gb, .975),
-               p=bootstrap_p(gb), signal_coef=float(coef[:, -1].mean()) if len(coef) else np.nan,
+               p=bootstrap_p(gb), signal_coef=float(snap_zero(coef[:, -1].mean(), ZERO_REL)) if len(coef) else np.nan,
                within_length_auroc=wl, within_length_ci_low=q(wb, .025), within_length_ci_high=q(wb, .975),
                k=int(len(np.unique(f))))
     if return_boot: out["boot"] = gb
@@ -611,9 +620,11 @@ def length_adjusted_change(before:Sequence[float],  # (n,) signal value of every
     idx = np.flatnonzero(fit)
     W = np.zeros((n_boot, len(s)))
     W[:, idx] = _group_weights(np.arange(len(idx)), len(idx), n_boot, rng)
-    vb = value(W, fitw(W)); vb = vb[np.isfinite(vb)]
+    tol = ZERO_REL * float(np.abs(np.r_[s[fit], s2[pair]]).max())   # rounding scale of the signal's own values
+    v = float(snap_zero(v, tol))
+    vb = snap_zero(value(W, fitw(W)), tol); vb = vb[np.isfinite(vb)]
     lo, hi = (float(np.quantile(vb, .025)), float(np.quantile(vb, .975))) if len(vb) else (np.nan, np.nan)
     ok = bool(np.isfinite(lo) and (lo > 0 if expected_sign > 0 else hi < 0))
-    pred = float((dL[pair][:, varies] @ b0[0, 1:]).mean())
+    pred = float(snap_zero((dL[pair][:, varies] @ b0[0, 1:]).mean(), tol))
     return out | dict(value=v, ci_low=lo, ci_high=hi, predicted=pred, agrees=ok,
                       note=f"slopes on {int(varies.sum())} length covariate(s) over {int(fit.sum())} originals")
