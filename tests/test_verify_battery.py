@@ -94,8 +94,24 @@ def test_identity_battery_catches_false_ones():
     # Schwartz–Zippel: a false identity of total degree d passes each point with probability <= d/|S|
     assert (MAX_DEGREE / (2 * IDENTITY_SPAN + 1)) ** IDENTITY_POINTS < 1e-14
 
+@pytest.mark.parametrize("cue", ["Expanding, ", "Factoring, we get ", "Rewriting: ", "By the identity "])
+def test_lone_rewrites_announced_as_such_are_identities(cue):
+    # the same 220 + 220 identities written alone after a rewrite word, product form on either side
+    true, false = _identities(220), _identities(220, seed=1)
+    # \( \): a `$` before a digit is read as a currency sign outside a math span
+    got = [check_step(f"{cue}\\({a} = {b}\\).").statements[-1] for a, b, _ in true[:110]] + \
+          [check_step(f"{cue}\\({b} = {a}\\).").statements[-1] for a, b, _ in true[110:]]
+    assert all(s.rule == "identity" and s.status == "true" for s in got), [s.parsed for s in got if s.status != "true"][:3]
+    got = [check_step(f"{cue}\\({a} = {c}\\).").statements[-1] for a, _, c in false]
+    assert all(s.status == "false" for s in got), [s.parsed for s in got if s.status != "false"][:3]
+    # unannounced, or announced as an equation, it is a condition (nothing says it is not one to solve)
+    for a, _, c in false[:40]:
+        for t in (f"We have \\({a} = {c}\\).", f"Expanding both sides, \\({a} = {c}\\).", f"{cue}the equation \\({a} = {c}\\)."):
+            assert _flag(t) != 1, t
+
 def test_the_issue_examples():
     assert _flag("$y = (x+1)^2 = x^2+1$") == 1 and _flag("$y = (x+1)^2 = x^2+2x+1$") == 0
+    assert _flag("Expanding, $(x+1)^2 = x^2+1$.") == 1 and _flag("Expanding, $(x+1)^2 = x^2+2x+1$.") == 0
     assert _flag("20% of 50 is 15") == 1 and _flag("20% of 50 is 10") == 0
     ev = [s for s in check_step("491 × 1001 = 491091").statements if s.status == "false"][0]
     assert (ev.rule, ev.evidence, ev.parsed) == ("exact", "left side is 491491", "(491 × 1001) = 491091")

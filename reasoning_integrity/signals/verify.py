@@ -257,8 +257,8 @@ def _contextualise(T:list[Tok])->list[Tok]:
             prev.kind = "VAR"; continue                          # f'(x), f''(2)
         elif k in ("WORD", "VAR") and t.text in ("x", "X", "times") and nxt is not None and prev is not None \
                 and (prev.kind in ("NUM", "RP", "PCT") or (prev.kind == "WORD" and any(x.kind == "NUM" for x in out[-4:-1]))) \
-                and (nxt.kind == "NUM" or (nxt.kind == "LP" and not t.math)):
-            t.kind, t.val = "OP", "*"                            # 2 x 3, 3 fish x $1, 4 times 5
+                and (nxt.kind == "NUM" or (nxt.kind == "LP" and not t.math and (t.sp or t.text == "times"))):
+            t.kind, t.val = "OP", "*"                            # 2 x 3, 3 fish x $1, 4 times 5, 2 x (3 + 4); not 3x(x + 1)
         elif k == "WORD" and t.text == "of" and prev is not None and prev.kind == "MDEL" and len(out) > 1 and out[-2].kind == "PCT" \
                 and nxt is not None and (nxt.kind == "NUM" or (nxt.kind == "MDEL" and i + 2 < n and T[i + 2].kind == "NUM")):
             t.kind, t.val = "OP", "*"                            # $20\%$ of $50$
@@ -1034,6 +1034,51 @@ def _judge_identity(st:Statement, lt, rt):
     st.kind, st.rule, st.status = "", "identity", "true" if ok else "false"
     if not ok: _false(st, a, b, "at " + ", ".join(f"{k} = {_fmt(v)}" for k, v in env.items()) + f": left side is {_fmt(a)}, right side is {_fmt(b)}")
 
+# %% ../../nbs/65_verify.ipynb #c1dff248
+_REWRITE = frozenset("""expand expands expanded expanding expansion factor factors factored factoring factorise factorises
+factorised factorising factorize factorizes factorized factorizing factorisation factorization rewrite rewrites rewriting
+rewritten identity""".split())
+_CONDITION = frozenset("both sides side equation equations solve solving solution roots root".split())
+
+def _rewrite_cue(T:list, k:int, window:int=25)->bool:
+    """Whether a lone `lhs = rhs` (starting at `T[k]`) is announced as a rewrite ('Expanding, (x+1)^2 = x^2 + 1', 'by the
+    identity …'): a rewrite word earlier in its sentence and no word of an equation ('expanding both sides', 'the equation')."""
+    cue = False
+    for q in range(k - 1, max(-1, k - window), -1):
+        t = T[q]
+        if t.kind == "NL" or (t.kind == "PUNCT" and t.text in ".;?!"): break
+        if t.kind == "WORD":
+            w = t.text.lower()
+            if w in _CONDITION: return False
+            cue = cue or w in _REWRITE
+    return cue
+
+def _has_sum(t)->bool:
+    "Whether a tree holds a sum or difference anywhere."
+    return t[0] in ("+", "-") or (t[0] not in ("n", "v", "pi", "tuple") and any(isinstance(c, tuple) and _has_sum(c) for c in t[1:]))
+
+def _monomial(t)->bool:
+    "A number, a letter, or a product / power / numeric quotient of them: `3x^2`, `-a b`, `x^2/4`."
+    op = t[0]
+    if op in ("n", "v", "pi"): return True
+    if op == "neg": return _monomial(t[1])
+    if op == "*": return _monomial(t[1]) and _monomial(t[2])
+    if op == "^": return _monomial(t[1]) and not _names(t[2], set())
+    return op == "/" and _monomial(t[1]) and not _names(t[2], set())
+
+def _flat(t)->bool:
+    "A sum of monomials: `x^2 - 60x + 400`."
+    return _flat(t[1]) and _flat(t[2]) if t[0] in ("+", "-") else _monomial(t)
+
+def _factored(t)->bool:
+    "A product or power with a sum inside: `(x - 20)^2`, `(n-1)(n-2)(n-3)`, `-3(x + 1)`."
+    t = t[1] if t[0] == "neg" else t
+    return (t[0] == "*" and (_has_sum(t[1]) or _has_sum(t[2]))) or (t[0] == "^" and _has_sum(t[1]))
+
+def _expansion(lt, rt)->bool:
+    "Whether `lt = rt` has the shape of an expansion or a factorisation: one side factored, the other a flat sum."
+    return (_factored(lt) and _flat(rt)) or (_flat(lt) and _factored(rt))
+
 # %% ../../nbs/65_verify.ipynb #e0d64c20
 class _Sides:
     "The sides of one run, each parsed and evaluated once: (tree, n_ops, has_letters, value, failure)."
@@ -1049,9 +1094,10 @@ class _Sides:
         return self.memo[j]
 
 def _judge_pair(st:Statement, left:tuple, right:tuple, approx:bool, int_div:bool, rel:str="=", chain:bool=False,
-                rewrite:bool=False)->list:
+                rewrite:bool=False, lone:bool=False)->list:
     """Fill in `st` from its two parsed sides; the (left, right) value pairs it was judged on. `chain`: the statement is a
-    link of `a = b = c`; `rewrite`: a link after the first of such a chain, whose sides may be checked as an identity."""
+    link of `a = b = c`; `rewrite`: a link after the first of such a chain, whose sides may be checked as an identity;
+    `lone`: a lone equation announced as a rewrite, checked as an identity when it has the shape of an expansion."""
     lt, lops, lvar, lv, lerr = left
     rt, rops, rvar, rv, rerr = right
     why = lerr or rerr
@@ -1059,7 +1105,7 @@ def _judge_pair(st:Statement, left:tuple, right:tuple, approx:bool, int_div:bool
     st.parsed = f"{_render(lt)} {st.rel} {_render(rt)}"
     if lvar or rvar:
         st.kind = "symbolic"
-        if rewrite and rel == "=" and lvar is True and rvar is True and lops and rops and not approx and _shape(lt) != _shape(rt) \
+        if (rewrite or (lone and _expansion(lt, rt))) and rel == "=" and lvar is True and rvar is True and lops and rops and not approx and _shape(lt) != _shape(rt) \
                 and not (_has_approx(lt) or _has_approx(rt) or _max_dec(lt) >= 3 or _max_dec(rt) >= 3):
             _judge_identity(st, lt, rt)
         return []
@@ -1109,6 +1155,7 @@ def _check_run(sc:StepCheck, run:_Run, T:list, text:str, moduli:list):
     rounded = any(t.kind == "WORD" and t.text.lower() in _ROUNDED for t in tail[:3])
     k0 = _run_start(T, run)
     tested, chain = _under_test(T, run, k0), len(rels) > 1 and all(r.val in ("=", "~") for r in rels)
+    cue = len(rels) == 1 and not tested and _rewrite_cue(T, k0)   # a lone rewrite, announced as one
     glued = bool(sides[0]) and sides[0][0].kind == "OP" and (sides[0][0].val in "+*/^" or (
         k0 > 0 and not sides[0][0].sp and T[k0 - 1].kind in ("PUNCT", "WORD", "VAR")))   # 'b! + 2 ≥ 26': a piece
     bare = [all(t.kind in ("NUM", "PCT") or (t.kind == "OP" and t.val == "-") for t in x) for x in sides]
@@ -1126,7 +1173,7 @@ def _check_run(sc:StepCheck, run:_Run, T:list, text:str, moduli:list):
         else:
             try: sc.results += [(st, *p, bare[j + 1]) for p in _judge_pair(st, S[j], S[j + 1], rel.val == "~" or (j + 1 == last and rounded),
                                                               j + 1 == last and remainder, "=" if rel.val == "~" else rel.val,
-                                                              chain and bare[j] and bare[j + 1], j > 0 and rels[j - 1].val == "=")]
+                                                              chain and bare[j] and bare[j + 1], j > 0 and rels[j - 1].val == "=", cue)]
             except _Fail as f: st.status, st.kind = "unparsed", f.kind
             except _ERRORS as f:   # a defect of the verifier: counted, never raised
                 st.status, st.kind = "unparsed", "error"
