@@ -880,13 +880,19 @@ def _run_start(T:list, run:_Run)->int:
     while k > 0 and T[k] is not run.toks[0]: k -= 1
     return k
 
+def _words_before(T:list, k:int, window:int, stops:str)->set:
+    "The words (lower case) before `T[k]` back to a newline or a punctuation mark in `stops`, at most `window` tokens."
+    out = set()
+    for q in range(k - 1, max(-1, k - window), -1):
+        t = T[q]
+        if t.kind == "NL" or (t.kind == "PUNCT" and t.text in stops): break
+        if t.kind == "WORD": out.add(t.text.lower())
+    return out
+
 def _under_test(T:list, run:_Run, k:int, window:int=25)->bool:
     """Whether a run (starting at `T[k]`) is a statement under test, not an assertion: a trial word earlier in its clause
     ('Suppose 3 + 4 = 8', 'check whether 5 × 5 = 24', 'if x = 3 then') or a question mark right after it."""
-    for q in range(k - 1, max(-1, k - window), -1):
-        t = T[q]
-        if t.kind == "NL" or (t.kind == "PUNCT" and t.text in ".;:?!,"): break
-        if t.kind == "WORD" and t.text.lower() in _TRIAL: return True
+    if _words_before(T, k, window, ".;:?!,") & _TRIAL: return True
     return any(t.kind == "PUNCT" and t.text == "?" for t in T[run.after:run.after + 3])
 
 def _congruent(a, b, moduli)->bool:
@@ -1043,15 +1049,8 @@ _CONDITION = frozenset("both sides side equation equations solve solving solutio
 def _rewrite_cue(T:list, k:int, window:int=25)->bool:
     """Whether a lone `lhs = rhs` (starting at `T[k]`) is announced as a rewrite ('Expanding, (x+1)^2 = x^2 + 1', 'by the
     identity …'): a rewrite word earlier in its sentence and no word of an equation ('expanding both sides', 'the equation')."""
-    cue = False
-    for q in range(k - 1, max(-1, k - window), -1):
-        t = T[q]
-        if t.kind == "NL" or (t.kind == "PUNCT" and t.text in ".;?!"): break
-        if t.kind == "WORD":
-            w = t.text.lower()
-            if w in _CONDITION: return False
-            cue = cue or w in _REWRITE
-    return cue
+    ws = _words_before(T, k, window, ".;?!")
+    return bool(ws & _REWRITE) and not ws & _CONDITION
 
 def _has_sum(t)->bool:
     "Whether a tree holds a sum or difference anywhere."
