@@ -164,3 +164,33 @@ def test_the_hand_labelled_sample_is_found_in_the_repository_data_folder():
     assert (REPO_ROOT / "settings.ini").is_file()
     s = first_error_sample()
     assert len(s) == 120 and (s.category == "false_computation").sum() == 32 and s.groupby("subset").size().tolist() == [30] * 4
+
+def _trial_chain(r, wrong:bool, inline:bool):
+    "A search over g for 19g + 17h = T (as ProcessBench's olympiad solutions write it), its last trial solved for h."
+    g0, h0 = r.randint(1, 9), r.randint(1, 9)
+    T, gs = 19 * g0 + 17 * h0, [g for g in range(1, 10) if g != g0][:2]
+    h = (lambda s: f"\\( {s} \\)") if inline else (lambda s: s)
+    parts = [f"Trying \\(g = {g}\\): \\[{19 * g} + 17h = {T}\\] \\[17h = {T - 19 * g}\\] This does not give an integer for \\(h\\)."
+             for g in gs]
+    v = h0 + 1 if wrong else h0
+    parts.append(f"Let's try \\(g = {g0}\\): \\[{19 * g0} + 17h = {T}\\] \\[17h = {17 * h0}\\] Dividing both sides by 17, we find {h('h')} = {v}.")
+    return " ".join(parts)
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_solving_starts_again_at_each_trial(inline):
+    "After a break (*for*, *or*) nothing is compared until a new trial starts; the root of the last trial is checked."
+    r = random.Random(7)
+    for _ in range(20):
+        good, bad = _trial_chain(r, False, inline), _trial_chain(r, True, inline)
+        assert _flag(good) != 1, good
+        sb = [s for s in check_step(bad).statements if s.status == "false"]
+        assert [s.rule for s in sb] == ["solving"], bad
+
+def test_a_letter_alone_in_inline_math_continues_the_expression():
+    "'150 + \\( x \\) = 500' is one equation (GSM8K solutions write the unknown alone in inline math); bullets are not."
+    st = [s for s in check_step("we get: 150 + \\( x \\) = 500. Subtracting 150 from both sides: \\( x \\) = 350 - 150.").statements
+          if s.status == "false"]
+    assert [(s.rule, s.evidence) for s in st] == [("solving", "150 + \\( x = 500 gives x = 350; this equation gives x = 200")]
+    assert _flag("we get: 150 + \\( x \\) = 500. Subtracting 150 from both sides: \\( x \\) = 500 - 150.") == 0
+    assert _flag("the signs change at: - \\( x = -15 \\) - \\( x = -12 \\) - \\( x = -8 \\) - \\( x = 1 \\)") != 1
+    assert _flag("So 4 × $\\frac{9}{4}$ = $\\frac{(4)(9)}{(4)(4)}$.") == 1   # the '$' closer before '=' too

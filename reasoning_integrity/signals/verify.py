@@ -440,6 +440,8 @@ def _delimiter(T:list, i:int, cur:list)->str|None:
     if not cur or cur[-1].kind == "REL" or (cur[-1].kind == "OP" and len(cur) > 1) or (nx is not None and (
             (nx.kind == "OP" and nx.text == "of") or (nx.kind == "WORD" and nx.text.lower() in _REL_WORDS))): return "skip"
     if T[i].text in ("\\(", "\\[") and not T[i].sp and nx is not None and nx.kind in _VALUE_START: return "goes_on"
+    if T[i].text in ("\\)", "$") and nx is not None and not any(t.kind == "REL" for t in cur) and (nx.kind == "REL" or (
+            nx.kind == "OP" and i + 2 < len(T) and T[i + 2].kind in _VALUE_START)): return "skip"   # '\\( x \\) = 350 - 150'
     return None
 
 _GOES_ON = OPERATOR_WORDS | frozenset("raised to times".split())   # '5^8 is 5 raised to …': the number is not the value
@@ -1222,14 +1224,21 @@ def _linear(lt, rt)->tuple|None:
 
 _ALTERNATIVE = re.compile(r"\bor\b|\band\b|\\pm|±|\bcases?\b|\bfor\b|\bif\b|\bwhen\b|\bother|\bsecond|\bthird|\bnext\b|\\quad|\n\s*[-*\d]|discard|reject|\bcheck|verif|\btry|\btest|suppos|assum", re.I)
 
+_NEW_TRIAL = re.compile(r"\b(?:let's |let us |now )?(?:try|trying|tried)\b", re.I)
+
 def _solving(equations:list, text:str):
     """A lone linear equation in one letter keeps the root of the equation before it in the step, when that one is not a
-    bare assignment (`x = 3`) and no alternative or new case separates them (*or*, *and*, ±, *for*, *case*, a new item)."""
-    prev, last = None, None
+    bare assignment (`x = 3`) and no alternative or new case separates them (*or*, *and*, ±, *for*, *case*, a new item);
+    after such a break nothing is compared until a new trial starts ('Trying g = 6: 114 + 17h = 201, 17h = 87, h = 5')."""
+    prev, last, stopped = None, None, False
     for st, lt, rt in equations:
         cur = _linear(lt, rt)
-        if last is not None and _ALTERNATIVE.search(text[last.span[1]:st.span[0]]): return   # branches: not one derivation
+        gap = text[last.span[1]:st.span[0]] if last is not None else ""
+        trials = list(_NEW_TRIAL.finditer(gap))
+        if trials: prev, stopped, gap = None, False, gap[trials[-1].end():]   # 'Trying g = 6: …': a new derivation
+        if _ALTERNATIVE.search(gap): stopped = True   # branches: not one derivation, until a new trial starts
         last = st
+        if stopped: continue
         tol = Fraction(1, 10 ** max(_max_dec(lt), _max_dec(rt)))   # a root printed rounded: 'y = -18.83'
         if cur is not None and prev is not None and cur[0] == prev[1][0] and st.kind == "symbolic" and prev[2] \
                 and abs(cur[1] - prev[1][1]) <= (tol if tol < 1 else 0):
