@@ -194,3 +194,13 @@ def test_a_letter_alone_in_inline_math_continues_the_expression():
     assert _flag("we get: 150 + \\( x \\) = 500. Subtracting 150 from both sides: \\( x \\) = 500 - 150.") == 0
     assert _flag("the signs change at: - \\( x = -15 \\) - \\( x = -12 \\) - \\( x = -8 \\) - \\( x = 1 \\)") != 1
     assert _flag("So 4 × $\\frac{9}{4}$ = $\\frac{(4)(9)}{(4)(4)}$.") == 1   # the '$' closer before '=' too
+
+def test_displays_that_open_with_equals_continue_the_chain():
+    "`\\[ = A \\] \\[ = B \\]` is the chain = A = B: the link A = B is a rewrite, checked as an identity (true and false ones)."
+    r = random.Random(11)
+    for _ in range(20):
+        a, b = r.randint(1, 9), r.randint(1, 9)
+        good = f"Simplify: \\[ = (t + {a})(t - {b}) \\] \\[ = t^2 + {a - b}t - {a * b} \\]".replace("+ -", "- ")
+        bad = good.replace(f"- {a * b} \\]", f"+ {a * b} \\]")
+        assert [s.rule for s in check_step(good).statements if s.status == "true"] == ["identity"], good
+        assert [s.rule for s in check_step(bad).statements if s.status == "false"] == ["identity"], bad
