@@ -435,7 +435,8 @@ def _taints_next(T:list, i:int, w:str)->bool:
 
 def _delimiter(T:list, i:int, cur:list)->str|None:
     """What a math delimiter `T[i]` does to the current run: 'skip' it ('20% of $\\$50', '= $\\boxed{45}$', '$20\\%$ of
-    $50$ is $10$'), end the run with its last side going on ('goes_on': '70 ≤ 24\\( K \\)'), or None (ends the run)."""
+    $50$ is $10$', '150 + \\( x \\) = 500', '\\[ a = b \\] \\[ = c \\]'), end the run with its last side going on
+    ('goes_on': '70 ≤ 24\\( K \\)'), or None (ends the run)."""
     nx = T[i + 1] if i + 1 < len(T) else None
     if not cur or cur[-1].kind == "REL" or (cur[-1].kind == "OP" and len(cur) > 1) or (nx is not None and (
             (nx.kind == "OP" and nx.text == "of") or (nx.kind == "WORD" and nx.text.lower() in _REL_WORDS))): return "skip"
@@ -1227,7 +1228,7 @@ def _linear(lt, rt)->tuple|None:
 
 _ALTERNATIVE = re.compile(r"\bor\b|\band\b|\\pm|±|\bcases?\b|\bfor\b|\bif\b|\bwhen\b|\bother|\bsecond|\bthird|\bnext\b|\\quad|\n\s*[-*\d]|discard|reject|\bcheck|verif|\btry|\btest|suppos|assum", re.I)
 
-_NEW_TRIAL = re.compile(r"\b(?:let's |let us |now )?(?:try|trying|tried)\b", re.I)
+_NEW_TRIAL = re.compile(r"\b(?:try|trying|tried)\b", re.I)
 
 def _solving(equations:list, text:str):
     """A lone linear equation in one letter keeps the root of the equation before it in the step, when that one is not a
