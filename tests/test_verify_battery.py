@@ -204,3 +204,9 @@ def test_displays_that_open_with_equals_continue_the_chain():
         bad = good.replace(f"- {a * b} \\]", f"+ {a * b} \\]")
         assert [s.rule for s in check_step(good).statements if s.status == "true"] == ["identity"], good
         assert [s.rule for s in check_step(bad).statements if s.status == "false"] == ["identity"], bad
+
+def test_an_opening_dollar_after_a_number_does_not_join_it():
+    "Only a delimiter that closes math continues the run: in 'so 7 $\\times 2 = 15$' the '$' opens math, and 7 stays apart."
+    assert [s.kind for s in check_step("so 7 $\\times 2 = 15$ and").statements] == ["context"]
+    st = [s for s in check_step("we get 150 + $x^{1}$ = 500, so $x^{1}$ = 350 - 150").statements if s.status == "false"]
+    assert [(s.rule, s.evidence) for s in st] == [("solving", "150 + $x^{1} = 500 gives x = 350; this equation gives x = 200")]   # a closing '$' still joins

@@ -441,10 +441,11 @@ def _delimiter(T:list, i:int, cur:list)->str|None:
     if not cur or cur[-1].kind == "REL" or (cur[-1].kind == "OP" and len(cur) > 1) or (nx is not None and (
             (nx.kind == "OP" and nx.text == "of") or (nx.kind == "WORD" and nx.text.lower() in _REL_WORDS))): return "skip"
     if T[i].text in ("\\(", "\\[") and not T[i].sp and nx is not None and nx.kind in _VALUE_START: return "goes_on"
-    if T[i].text in ("\\]", "$$") and nx is not None and nx.kind == "MDEL" and nx.text == T[i].text.replace("]", "[") \
+    closer = T[i].text in ("\\)", "\\]") or (i > 0 and T[i - 1].math)   # a '$' or '$$' after math closes it
+    if closer and T[i].text in ("\\]", "$$") and nx is not None and nx.kind == "MDEL" and nx.text == T[i].text.replace("]", "[") \
             and i + 2 < len(T) and T[i + 2].kind == "REL" and T[i + 2].val == "=": return "skip"   # '\\[ a = b \\] \\[ = c \\]'
     if T[i].text in ("\\[", "$$") and i > 0 and T[i - 1].kind == "MDEL" and nx is not None and nx.kind == "REL" and nx.val == "=": return "skip"
-    if T[i].text in ("\\)", "$") and nx is not None and not any(t.kind == "REL" for t in cur) and (nx.kind == "REL" or (
+    if closer and T[i].text in ("\\)", "$") and nx is not None and not any(t.kind == "REL" for t in cur) and (nx.kind == "REL" or (
             nx.kind == "OP" and i + 2 < len(T) and T[i + 2].kind in _VALUE_START)): return "skip"   # '\\( x \\) = 350 - 150'
     return None
 
