@@ -5,9 +5,11 @@ The limit is measured in this process, on plain completions with a second `llama
 - generation rate: 128 tokens greedy from a short prompt, no grammar.
 Then `rep_protocol`'s calls (the four REP stages and a sampled baseline per problem, the quick profile's settings,
 JSON-schema grammar as the notebook uses it) are made with the response cache off. For each call the script counts
-the prompt tokens llama.cpp actually evaluates (the prompt minus the prefix it reuses from the previous call: the
-few-shot block shared by the stages is not evaluated again) and the tokens generated. The limit of the run is
-sum(evaluated / prompt rate + generated / generation rate); the target is wall time <= 1.5x that limit.
+the prompt tokens llama.cpp actually evaluates (every prompt token: the backend starts each request from an empty KV
+cache; with `reuse_prefix=True`, the prompt minus the prefix it keeps from the previous call) and the tokens
+generated. The limit of the run is sum(evaluated / prompt rate + generated / generation rate); the target is wall
+time <= 1.5x that limit. The same calls are then made on a backend with `reuse_prefix=True` (llama.cpp's habit), so
+the cost of evaluating every request from an empty KV cache is a ratio of two runs in one process.
 
 It also times the same greedy generation with and without the REP grammar (same prompt, same number of tokens), so
 the grammar's share of the gap is measured, not guessed.
@@ -59,21 +61,26 @@ def main():
     on_ = on(m_lim.create_completion, prompt=prompt, max_tokens=og["usage"]["completion_tokens"], temperature=0, stop=[])
     n_rate = on_["usage"]["completion_tokens"] / (time.perf_counter() - t)
 
-    orig, log = be.complete, []
-    def timed(req):
-        toks = m.tokenize(req.prompt.encode(), add_bos=True, special=True)
-        reuse = m.longest_token_prefix(m._input_ids.tolist(), toks[:-1])   # what llama.cpp will not evaluate again
-        t = time.perf_counter(); r = orig(req); dt = time.perf_counter() - t
-        u = r.usage or {}
-        log.append(dict(s=dt, prompt=u.get("prompt_tokens", 0), evaluated=u.get("prompt_tokens", 0) - reuse,
-                        generated=u.get("completion_tokens", 0), grammar=req.json_schema is not None,
-                        sampled=bool(req.temperature)))
-        return r
-    be.complete = timed
     tasks = rep_problems(a.problems, seed=0)
-    t = time.perf_counter()
-    run_rep(llm, tasks, RepConfig(max_tokens=a.max_tokens, n_samples=1), progress=False)
-    wall = time.perf_counter() - t
+    def rep_run(llm):   # (wall seconds, one record per call, the generated texts)
+        be, log = llm.backend, []
+        m, orig = be.model(), be.complete
+        def timed(req):
+            toks = m.tokenize(req.prompt.encode(), add_bos=True, special=True)
+            reuse = m.longest_token_prefix(m._input_ids.tolist(), toks[:-1]) if be.reuse_prefix else 0   # not evaluated again
+            t = time.perf_counter(); r = orig(req); dt = time.perf_counter() - t
+            u = r.usage or {}
+            log.append(dict(s=dt, prompt=u.get("prompt_tokens", 0), evaluated=u.get("prompt_tokens", 0) - reuse,
+                            generated=u.get("completion_tokens", 0), grammar=req.json_schema is not None,
+                            sampled=bool(req.temperature), text=r.text))
+            return r
+        be.complete = timed
+        t = time.perf_counter()
+        run_rep(llm, tasks, RepConfig(max_tokens=a.max_tokens, n_samples=1), progress=False)
+        return time.perf_counter() - t, log
+    wall, log = rep_run(llm)
+    reused = get_llm("llamacpp:gemma3-270m", cache=None, reuse_prefix=True)
+    wall_r, log_r = rep_run(reused)
     ev = sum(c["evaluated"] for c in log); pr = sum(c["prompt"] for c in log); gen = sum(c["generated"] for c in log)
     limit = ev / pp_rate + gen / tg_rate
     ratio = wall / limit
@@ -84,6 +91,11 @@ def main():
           f"({1 - ev / max(pr, 1):.0%} reused from the previous call's prefix), {gen} generated; wall {wall:.1f} s, "
           f"limit {limit:.1f} s ({ev / pp_rate:.1f} s prompt + {gen / tg_rate:.1f} s generation)")
     print(f"per call: wall {np.mean([c['s'] for c in log]):.2f} s mean; {sum(c['grammar'] for c in log)} of {len(log)} with a grammar")
+    ev_r = sum(c["evaluated"] for c in log_r)
+    same = sum(c["text"] == d["text"] for c, d in zip(log, log_r))
+    print(f"the same calls with reuse_prefix=True: {ev_r} of {sum(c['prompt'] for c in log_r)} prompt tokens evaluated, "
+          f"wall {wall_r:.1f} s; every request from an empty KV cache costs {wall / wall_r:.2f}x; "
+          f"{same} of {len(log)} generated texts identical")
     if os.environ.get("RI_BENCH_VERBOSE"): [print(c) for c in log]
     for kind, cs in (("greedy", [c for c in log if not c["sampled"]]), ("sampled", [c for c in log if c["sampled"]])):
         if not cs: continue

@@ -95,7 +95,7 @@ def test_embedded_top_logprobs_match_logits_all(gemma):
     ref = Llama(str(gemma3_270m_gguf()), n_ctx=256, logits_all=True, verbose=False)
     schema = {"type": "object", "properties": {"answer": {"enum": ["Yes", "No"]}}, "required": ["answer"]}
     prompt = 'Is 7 a prime number? Reply as JSON {"answer": "Yes"} or {"answer": "No"}.\n'
-    gemma.backend.model().reset()   # llama.cpp's numbers depend on which prefix is already in the KV cache: start both empty
+    # the backend evaluates every request from an empty KV cache (`fresh_context`), as the new `ref` does
     r = gemma(prompt, max_tokens=8, top_logprobs=4, json_schema=schema)
     o = ref.create_completion(prompt=prompt, logprobs=4, temperature=0.0, top_p=1.0, max_tokens=8, seed=0,
                               grammar=LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False))["choices"][0]

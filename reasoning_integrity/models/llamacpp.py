@@ -17,9 +17,10 @@ from fastcore.basics import patch
 __all__ = ['GGUF_MODELS', 'MODEL_ALIASES', 'DROPS_SYSTEM', 'GEMMA_KEEP_SYSTEM', 'CHAT_TEMPLATES', 'KEEP_SYSTEM',
            'PORTABLE_CMAKE_ARGS', 'PORTABLE_X86', 'file_sha256', 'gemma3_270m_gguf', 'smollm2_135m_gguf',
            'resolve_model', 'model_path', 'chat_template_file', 'server_args', 'bounded_schema', 'step_top_logprobs',
-           'completion_with_top_logprobs', 'token_char_offsets', 'prompt_token_logprobs', 'GreedyGrammarSampler',
-           'SampledGrammarSampler', 'greedy_grammar_shortcut', 'llama_features', 'amx_build', 'llama_build_problem',
-           'installed_kernels', 'check_llama_build', 'LlamaCppBackend', 'SystemMessageDropped', 'llamacpp_backend']
+           'completion_with_top_logprobs', 'token_char_offsets', 'fresh_context', 'prompt_token_logprobs',
+           'GreedyGrammarSampler', 'SampledGrammarSampler', 'greedy_grammar_shortcut', 'llama_features', 'amx_build',
+           'llama_build_problem', 'installed_kernels', 'check_llama_build', 'LlamaCppBackend', 'SystemMessageDropped',
+           'llamacpp_backend']
 
 # %% ../../nbs/22_llamacpp.ipynb #3c33c406
 def file_sha256(path:str|Path, # a (large) file
@@ -253,6 +254,11 @@ def _log_softmax_at(L:np.ndarray, # (k, vocabulary) logits rows
     lse = mx + np.log(np.exp(L - mx[:, None]).sum(1, dtype=np.float64))
     return L[np.arange(len(ids)), ids] - lse
 
+def fresh_context(llama, # a `llama_cpp.Llama`
+                 ):
+    "Forget every evaluated token: llama-cpp-python's record of them and llama.cpp's KV cache, so the next call evaluates its prompt from position 0."
+    llama.reset(); llama._ctx.kv_cache_clear()
+
 def prompt_token_logprobs(llama,             # a `llama_cpp.Llama` (`logits_all` not needed)
                           prompt:str,        # the text to score
                           chunk:int=64,      # positions evaluated (and logits rows kept) per llama.cpp call
@@ -269,7 +275,7 @@ def prompt_token_logprobs(llama,             # a `llama_cpp.Llama` (`logits_all`
     seq = lead + toks
     n = min(len(seq), m.n_ctx())
     lp = np.full(len(seq), np.nan)                 # lp[j]: log p(seq[j] | seq[:j])
-    m.reset(); m._ctx.kv_cache_clear()            # from an empty KV cache: the numbers depend on the prompt alone
+    fresh_context(m)                              # from an empty KV cache: the numbers depend on the prompt alone
     n_vocab = m.n_vocab()
     for s in range(0, n, chunk):
         part = seq[s:min(n, s + chunk)]
@@ -498,11 +504,13 @@ class LlamaCppBackend(LocalBackend):
                  verbose:bool=False,        # llama.cpp's own logging
                  grammar_shortcut:int=64,   # calls under a grammar check this many likely tokens first, sampled calls 4x as many (0: off; same outputs)
                  prompt_chunk:int=64,       # positions per llama.cpp call when scoring a prompt (`prompt_logprobs`): chunk x vocabulary logits kept
+                 reuse_prefix:bool=False,   # llama-cpp-python's own habit: keep the KV cache of the last call and evaluate only what follows the common prefix (faster; an output then depends on the request before it)
                  **llama_kwargs,            # any other `llama_cpp.Llama` argument
                 ):
         super().__init__()
         self.grammar_shortcut = grammar_shortcut
         self.prompt_chunk = prompt_chunk
+        self.reuse_prefix = bool(reuse_prefix)
         if model in GGUF_MODELS or model in MODEL_ALIASES:
             self.name = resolve_model(model)
             fmt = GGUF_MODELS.meta.get(self.name, {}).get("chat_format")   # None: the GGUF's own template
@@ -524,9 +532,10 @@ class LlamaCppBackend(LocalBackend):
 
     @property
     def identity(self)->dict:
-        "Kind, model name, the GGUF file's sha256, the chat format, the llama.cpp build's CPU kernels, and `flash_attn` when on and `prompt_chunk` when not 64 (they change outputs)."
+        "Kind, model name, the GGUF file's sha256, the chat format, the llama.cpp build's CPU kernels, the KV-cache policy, and `flash_attn` when on and `prompt_chunk` when not 64 (they change outputs)."
         return {"kind": self.kind, "model": self.name, "model_sha256": self.sha256, "chat_format": self.chat_format,
-                "kernels": installed_kernels(), **({"flash_attn": True} if self.flash_attn else {}),
+                "kernels": installed_kernels(), "kv_cache": "reused" if self.reuse_prefix else "fresh",
+                **({"flash_attn": True} if self.flash_attn else {}),
                 **({"prompt_chunk": self.prompt_chunk} if self.prompt_chunk != 64 else {})}
 
 # %% ../../nbs/22_llamacpp.ipynb #64c26088
@@ -580,7 +589,7 @@ def review(self:LlamaCppBackend, requests:list[Request], # a batch, the requests
 @patch
 def complete(self:LlamaCppBackend, req:Request, # one request
             )->Result:
-    "Run one request (called in a worker thread, under the lock)."
+    "Run one request (called in a worker thread, under the lock), from an empty KV cache unless `reuse_prefix`."
     if req.prompt_logprobs:   # the main instance, every position's logits, one chunk at a time
         pl, n = prompt_token_logprobs(self.model(), req.prompt, self.prompt_chunk)
         if req.max_tokens == 0:
@@ -595,10 +604,12 @@ def complete(self:LlamaCppBackend, req:Request, # one request
         if req.json_schema is not None:
             from llama_cpp import LlamaGrammar
             grammar = LlamaGrammar.from_json_schema(json.dumps(req.json_schema), verbose=False)
+        if not self.reuse_prefix: fresh_context(self.model())
         out = completion_with_top_logprobs(self.model(), req.prompt, req.top_logprobs, grammar=grammar, **kw)
         return Result(text=out["text"], finish_reason=out["finish_reason"], usage=out["usage"],
                       top_logprobs=out["top_logprobs"])
     m = self.model(logprobs=bool(req.top_logprobs))
+    if not self.reuse_prefix: fresh_context(m)
     if req.messages is not None:
         if req.json_schema is not None: kw["response_format"] = {"type": "json_object", "schema": req.json_schema}
         if req.top_logprobs: kw.update(logprobs=True, top_logprobs=req.top_logprobs)

@@ -24,7 +24,7 @@ def _kind(role:str, e:dict)->str|None:
 
 def model_entries(reports_dir:str|Path, # a reports folder (its sub-folders too: reports/full/...)
                  )->pd.DataFrame:
-    "One row per model a manifest names: report, role, model, sha256, precision, held-out accuracy, numeric path, llama.cpp kernels."
+    "One row per model a manifest names: report, role, model, sha256, precision, held-out accuracy, numeric path, llama.cpp kernels and KV-cache policy."
     root, rows = Path(reports_dir), []
     for man in sorted(root.rglob("manifest.json")):
         rel = man.parent.relative_to(root)
@@ -36,13 +36,15 @@ def model_entries(reports_dir:str|Path, # a reports folder (its sub-folders too:
             ident = e.get("identity") if isinstance(e.get("identity"), dict) else e
             rows.append(dict(report=str(rel), role=role, model=kind,
                              sha256=e.get("weights_sha256") or ident.get("model_sha256"), precision=e.get("precision"),
-                             heldout_accuracy=e.get("heldout_accuracy"), numeric=e.get("numeric"), kernels=ident.get("kernels")))
-    return pd.DataFrame(rows, columns=["report", "role", "model", "sha256", "precision", "heldout_accuracy", "numeric", "kernels"])
+                             heldout_accuracy=e.get("heldout_accuracy"), numeric=e.get("numeric"), kernels=ident.get("kernels"),
+                             kv_cache=ident.get("kv_cache")))
+    return pd.DataFrame(rows, columns=["report", "role", "model", "sha256", "precision", "heldout_accuracy", "numeric",
+                                       "kernels", "kv_cache"])
 
 # %% ../../nbs/95_verify.ipynb #182ac12c
 def built_models(models:list[str], # model keys as `model_entries` gives them ('nli', 'embedder', 'verifier', 'gguf:NAME')
                 )->dict:
-    "Per model: sha256 of what this machine would use, `built` (False: not built yet), the NLI card's held-out accuracy, a GGUF's llama.cpp kernels."
+    "Per model: sha256 of what this machine would use, `built` (False: not built yet), the NLI card's held-out accuracy, a GGUF's llama.cpp kernels and the default KV-cache policy."
     out = {}
     for m in dict.fromkeys(models):
         try:
@@ -69,7 +71,8 @@ def built_models(models:list[str], # model keys as `model_entries` gives them ('
             elif m.startswith("gguf:"):
                 from reasoning_integrity.models import llamacpp
                 p = llamacpp.model_path(m.split(":", 1)[1])
-                out[m] = dict(sha256=llamacpp.file_sha256(p), built=True, path=str(p), kernels=llamacpp.installed_kernels())
+                out[m] = dict(sha256=llamacpp.file_sha256(p), built=True, path=str(p), kernels=llamacpp.installed_kernels(),
+                              kv_cache="fresh")   # LlamaCppBackend's default
         except Exception as e:   # a model that cannot be found or read is a difference to report, not a crash
             out[m] = dict(sha256=None, built=False, path=None, error=f"{type(e).__name__}: {e}")
     return out
@@ -94,6 +97,10 @@ def _why(e:dict, b:dict, here:dict)->tuple[str, list[str]]:
     if e["model"].startswith("gguf:") and b.get("kernels"):   # the same GGUF on other kernels gives other greedy outputs
         if not e.get("kernels"): may.append("llama.cpp's CPU kernels not recorded (made before issue 41's portable build)")
         elif e["kernels"] != b["kernels"]: why.append(f"llama.cpp built with other CPU kernels ({e['kernels']} there, {b['kernels']} here)")
+    if e["model"].startswith("gguf:") and b.get("kv_cache"):   # a reused prompt prefix changes the logits of the rest
+        if not e.get("kv_cache"): may.append("made before every llama.cpp request started from an empty KV cache (issue 41): "
+                                             "a live output could depend on the request before it")
+        elif e["kv_cache"] != b["kv_cache"]: why.append(f"llama.cpp's KV cache {e['kv_cache']} there, {b['kv_cache']} here")
     if e.get("precision") not in (None, "fp32"): why.append(f"made with {e['precision']} weights (the default is fp32)")
     num = e.get("numeric")
     if e["model"] in ("nli", "embedder"):
