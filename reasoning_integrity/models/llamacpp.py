@@ -19,8 +19,8 @@ __all__ = ['GGUF_MODELS', 'MODEL_ALIASES', 'DROPS_SYSTEM', 'GEMMA_KEEP_SYSTEM', 
            'resolve_model', 'model_path', 'chat_template_file', 'server_args', 'bounded_schema', 'step_top_logprobs',
            'completion_with_top_logprobs', 'token_char_offsets', 'fresh_context', 'prompt_token_logprobs',
            'GreedyGrammarSampler', 'SampledGrammarSampler', 'greedy_grammar_shortcut', 'llama_features', 'amx_build',
-           'llama_build_problem', 'installed_kernels', 'check_llama_build', 'LlamaCppBackend', 'SystemMessageDropped',
-           'llamacpp_backend']
+           'llama_build_problem', 'installed_kernels', 'check_llama_build', 'kv_cache_policy', 'LlamaCppBackend',
+           'SystemMessageDropped', 'llamacpp_backend']
 
 # %% ../../nbs/22_llamacpp.ipynb #3c33c406
 def file_sha256(path:str|Path, # a (large) file
@@ -491,6 +491,11 @@ def check_llama_build(info:str|None=None, # as in `llama_features`
     if problem and not (os.environ.get("RI_LLAMA_ANY_BUILD") or os.environ.get("RI_LLAMA_AMX")): raise RuntimeError(problem + _REBUILD)
 
 # %% ../../nbs/22_llamacpp.ipynb #0c1327ae
+def kv_cache_policy(reuse_prefix:bool=False, # `LlamaCppBackend`'s `reuse_prefix` (its default: the policy of the project's runs)
+                   )->str:
+    "The KV-cache policy a backend's identity and the manifests record: 'fresh' (every request from an empty KV cache) or 'reused'."
+    return "reused" if reuse_prefix else "fresh"
+
 class LlamaCppBackend(LocalBackend):
     "A GGUF model run in this process by llama.cpp."
     kind = "llamacpp"
@@ -534,7 +539,7 @@ class LlamaCppBackend(LocalBackend):
     def identity(self)->dict:
         "Kind, model name, the GGUF file's sha256, the chat format, the llama.cpp build's CPU kernels, the KV-cache policy, and `flash_attn` when on and `prompt_chunk` when not 64 (they change outputs)."
         return {"kind": self.kind, "model": self.name, "model_sha256": self.sha256, "chat_format": self.chat_format,
-                "kernels": installed_kernels(), "kv_cache": "reused" if self.reuse_prefix else "fresh",
+                "kernels": installed_kernels(), "kv_cache": kv_cache_policy(self.reuse_prefix),
                 **({"flash_attn": True} if self.flash_attn else {}),
                 **({"prompt_chunk": self.prompt_chunk} if self.prompt_chunk != 64 else {})}
 

@@ -72,7 +72,7 @@ def built_models(models:list[str], # model keys as `model_entries` gives them ('
                 from reasoning_integrity.models import llamacpp
                 p = llamacpp.model_path(m.split(":", 1)[1])
                 out[m] = dict(sha256=llamacpp.file_sha256(p), built=True, path=str(p), kernels=llamacpp.installed_kernels(),
-                              kv_cache="fresh")   # LlamaCppBackend's default
+                              kv_cache=llamacpp.kv_cache_policy())
         except Exception as e:   # a model that cannot be found or read is a difference to report, not a crash
             out[m] = dict(sha256=None, built=False, path=None, error=f"{type(e).__name__}: {e}")
     return out
