@@ -21,3 +21,15 @@ def test_import_is_light_and_names_resolve():
     first, second = r.stdout.splitlines()
     assert first == "False False"            # nothing heavy until a name is used
     assert second == "True True get_llm"
+
+
+def test_ri_score_reads_no_notebook_and_imports_no_nbformat(tmp_path):
+    "nbformat's import builds jsonschema's format checkers (about 2 s): only commands that read a notebook pay for it."
+    (tmp_path / "ok.jsonl").write_text('{"id": "q0", "chain": "1 + 1 = 2\\n\\nso 2"}\n')
+    code = ("import sys\nfrom reasoning_integrity.run.cli import main\n"
+            f"print('EXIT', main(['score', 'ok.jsonl', '--signals', 'length', '--reports-dir', {str(tmp_path / 'reports')!r}, '--no-progress']))\n"
+            "print('NBFORMAT', 'nbformat' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "EXIT 0" in r.stdout, (r.stdout + r.stderr)[-2000:]
+    assert (tmp_path / "reports" / "scored" / "ok" / "tables").is_dir()
+    assert "NBFORMAT False" in r.stdout

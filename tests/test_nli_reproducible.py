@@ -1,7 +1,8 @@
 """One build, one model, everywhere (issue 41 §1): the NLI model builds to the same weights whatever the process.
 
-- Two reduced builds (a few hundred pairs, one epoch: seconds of training each) run at the same time in separate
-  processes: one with none of the numeric-path variables set (the library sets them before torch computes), the
+- Two reduced builds (a few hundred pairs, one epoch: seconds of training each) run one after the other in separate
+  processes (at the same time, their 2-thread OpenMP teams share 2 cores and each spins while the other runs: 48 s
+  instead of 24 on the 2-core machine, for no other check): one with none of the numeric-path variables set (the library sets them before torch computes), the
   other with them exported and MKL told to use at most AVX2 and OpenMP one thread (torch's thread count, fixed by the
   build, wins). The sha256 of their weights must be equal, and each model card records the path it was built on.
 - The model in the user cache (`make test` builds it before pytest) must be the default build: its weights' sha256
@@ -47,13 +48,11 @@ def test_two_processes_build_the_same_weights(tmp_path):
     base = {k: v for k, v in os.environ.items() if k not in NUMERIC_ENV}
     base["PYTHONPATH"] = os.pathsep.join(p for p in [str(ROOT), base.get("PYTHONPATH")] if p)
     envs = {"unset": base, "exported": {**base, **NUMERIC_ENV, "MKL_ENABLE_INSTRUCTIONS": "AVX2", "OMP_NUM_THREADS": "1"}}
-    procs = {k: subprocess.Popen([sys.executable, "-c", BUILD, str(tmp_path / k)], env=e, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True) for k, e in envs.items()}
     cards = {}
-    for k, p in procs.items():
-        out, err = p.communicate(timeout=1500)
-        assert p.returncode == 0, f"{k}: {err[-3000:]}"
-        cards[k] = json.loads(out.strip().splitlines()[-1])
+    for k, e in envs.items():
+        p = subprocess.run([sys.executable, "-c", BUILD, str(tmp_path / k)], env=e, capture_output=True, text=True, timeout=1500)
+        assert p.returncode == 0, f"{k}: {p.stderr[-3000:]}"
+        cards[k] = json.loads(p.stdout.strip().splitlines()[-1])
     shas = {k: _sha(tmp_path / k / "model.safetensors") for k in envs}
     assert shas["unset"] == shas["exported"], (shas, {k: c["training"]["numeric"] for k, c in cards.items()})
     for k, c in cards.items():

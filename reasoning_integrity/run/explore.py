@@ -4,7 +4,7 @@
 
 # %% ../../nbs/94_explore.ipynb #28e8249d
 from __future__ import annotations
-import base64, hashlib, html, ipaddress, json, os, re, sys, threading
+import base64, functools, hashlib, html, ipaddress, json, os, re, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
 from ..core.text import json_depth
@@ -111,11 +111,17 @@ _CSS = """
 .ri-item .ri-side{min-width:0;overflow-x:auto}.ri-item .ri-side h4{margin-top:.4em;border-bottom:2px solid #ccc}
 """
 
+@functools.lru_cache(maxsize=None)
+def _cmap(name:str):
+    "The colormap `name`, built once: `matplotlib.colormaps[name]` hands out a copy whose lookup table is built on its first call."
+    from matplotlib import colormaps
+    return colormaps[name]
+
 def _colour(x:float, lo:float, hi:float, cmap:str="viridis")->tuple[str, str]:
     "Background and text colour of a value on `cmap` over [lo, hi]."
-    from matplotlib import colormaps, colors
+    from matplotlib import colors
     t = 0.5 if hi <= lo else (x - lo) / (hi - lo)
-    r, g, b, _ = colormaps[cmap](t)
+    r, g, b, _ = _cmap(cmap)(t)
     return colors.to_hex((r, g, b)), ("#000" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "#fff")
 
 def _fmt(v)->str:

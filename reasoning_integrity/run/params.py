@@ -15,7 +15,6 @@ import tokenize
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pandas as pd
 
 # %% auto #0
@@ -96,6 +95,11 @@ def _code_cells(nb)->list:
     return [c for c in nb.cells if c.cell_type == "code"]
 
 # %% ../../nbs/91a_params.ipynb #d1929fb5
+def _read_nb(path:str|Path):
+    "`nbformat.read` (version 4), imported here: nbformat's import costs seconds (jsonschema's format checkers), and `ri score`, `view` and `compare` read no notebook."
+    import nbformat
+    return nbformat.read(path, as_version=4)
+
 def _comments(src:str)->dict[int, str]:
     "The comment on each line of `src` (1-based line numbers)."
     out = {}
@@ -108,7 +112,7 @@ def _comments(src:str)->dict[int, str]:
 def notebook_parameters(path:str|Path, # an experiment notebook
                        )->pd.DataFrame:
     "One row per variable of the cell tagged `parameters`: `parameter, type, default, help`."
-    nb = nbformat.read(path, as_version=4)
+    nb = _read_nb(path)
     cells = [c for c in _code_cells(nb) if "parameters" in c.metadata.get("tags", [])]
     rows, cols = [], ["parameter", "type", "default", "help"]
     if not cells: return pd.DataFrame(rows, columns=cols, dtype=object)
@@ -136,7 +140,7 @@ def notebook_profiles(path:str|Path, # an experiment notebook
                       imports:bool=False, # also resolve names imported from `reasoning_integrity` (imports them)
                      )->dict[str, dict]:
     "The `PROFILES` dict assigned in `path`, read from its source (`{}` when there is none)."
-    nb, env = nbformat.read(path, as_version=4), {}
+    nb, env = _read_nb(path), {}
     for c in _code_cells(nb):
         tree = _parse_cell(c.source)
         if imports and tree: env.update(_own_imports(tree))
@@ -156,7 +160,7 @@ def notebook_constant(path:str|Path, # an experiment notebook
                       default:Any=KeyError, # returned when `name` is never assigned (`KeyError`: raise it)
                      )->Any:
     "The value of the first module-level assignment `name = ...` in `path`, read from its source (never executed)."
-    nb = nbformat.read(path, as_version=4)
+    nb = _read_nb(path)
     for c in _code_cells(nb):
         tree = _parse_cell(c.source)
         for node in tree.body if tree else []:
@@ -332,7 +336,7 @@ def parameter_spec(path:str|Path, # an experiment notebook
                       else ({"str"}, "none declared: a string"))
         spec[p] = dict(types=types, examples=known, declared=src, choices=None)
     if "profile" in spec and profiles: spec["profile"]["choices"] = list(profiles)
-    nb = nbformat.read(path, as_version=4)
+    nb = _read_nb(path)
     src = "\n".join(c.source for c in _code_cells(nb) if not c.source.lstrip().startswith(("%", "!")))
     tree = _parse_cell(src)
     node = _choices_node(tree) if tree else None
