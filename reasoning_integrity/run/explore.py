@@ -115,7 +115,9 @@ _CSS = """
 def _cmap(name:str):
     "The colormap `name`, built once: `matplotlib.colormaps[name]` hands out a copy whose lookup table is built on its first call."
     from matplotlib import colormaps
-    return colormaps[name]
+    cm = colormaps[name]
+    cm(0.0)   # build the lookup table here, not in the first of the server's threads to colour a cell
+    return cm
 
 def _colour(x:float, lo:float, hi:float, cmap:str="viridis")->tuple[str, str]:
     "Background and text colour of a value on `cmap` over [lo, hi]."
