@@ -1,4 +1,10 @@
 __version__ = "0.1.0"
+# The project's numeric path (models.numeric.NUMERIC_ENV: AVX2 kernels for torch, numpy and OpenBLAS, fixed threads),
+# each variable set here unless the environment sets it: numpy and OpenBLAS pick their kernels when first imported, so
+# this is the last moment to fix them in a process that imports this package first (on an AVX-512 CPU numpy would
+# otherwise run its AVX-512 loops). `models.numeric.check_numeric_path` says when a process is off the path.
+from .models.numeric import use_numeric_path as _use_numeric_path
+_use_numeric_path()
 # The top-level API, imported on first use so that `import reasoning_integrity` stays light:
 #   import reasoning_integrity as ri
 #   ri.score_chain(["2+3=5", "5*4=20", "so the answer is 20"], question="What is (2+3)*4?")

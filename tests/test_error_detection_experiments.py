@@ -1,6 +1,6 @@
 """The DeltaBench and ProcessBench experiments end to end with a tiny local PRM checkpoint (`-p hf_prm <folder>`)
 and an LLM whose every call fails (an empty `replay:` recording): the official rule is the default, the PRM rows
-recompute from `prm_samples.csv`, failed critic calls are counted, ProcessBench tables carry an `average` row."""
+recompute from `prm_samples.csv` (ProcessBench: with `prm_thresholds.csv`), failed critic calls are counted, ProcessBench tables carry an `average` row."""
 import os, subprocess, sys
 from pathlib import Path
 import numpy as np
@@ -11,6 +11,7 @@ pytest.importorskip("papermill"); pytest.importorskip("torch")
 from reasoning_integrity.core.data import data_path
 from reasoning_integrity.models.prm import tiny_prm
 from reasoning_integrity.lines.long_cot.metrics import detection_scores, processbench_scores, hit_rate_at_k
+from reasoning_integrity.lines.long_cot.section_scorers import pb_long_samples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -82,7 +83,10 @@ def test_processbench_with_a_local_prm(tmp_path, kind):
     assert (llm_rows[llm_rows.subset != "average"].parse_failures == llm_rows[llm_rows.subset != "average"].n).all()
     prm_tab = pd.read_csv(t / "prm.csv")
     assert (prm_tab.rule == "official").all() and "average" in set(prm_tab[prm_tab.scorer == "prm"].subset)
-    long = pd.read_csv(t / "prm_samples.csv")
+    steps = pd.read_csv(t / "prm_samples.csv")
+    assert {"random", "position", "length", "prm", "llm_judge"} <= set(steps.columns)   # one column per scorer
+    thr = pd.read_csv(t / "prm_thresholds.csv")
+    long = pb_long_samples(steps, thr)
     z = prm_tab[prm_tab.threshold_rule == "zscore"].set_index(["scorer", "subset"])
     for (scorer, sub), g in long.groupby(["scorer", "subset"]):
         sols = [s for _, s in g.groupby("id", sort=False)]

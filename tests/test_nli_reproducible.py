@@ -63,6 +63,21 @@ def test_two_processes_build_the_same_weights(tmp_path):
     assert cards["unset"]["heldout"] == cards["exported"]["heldout"]
 
 
+def test_importing_the_package_fixes_the_path_before_numpy_loads():
+    "numpy and OpenBLAS choose kernels at their first import: the package sets NUMERIC_ENV before any of its modules imports them."
+    env = {k: v for k, v in os.environ.items() if k not in NUMERIC_ENV}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(ROOT), env.get("PYTHONPATH")] if p)
+    code = ("import os, sys, json; import reasoning_integrity; print(json.dumps(['numpy' in sys.modules, "
+            "{k: os.environ.get(k) for k in %r}]))" % sorted(NUMERIC_ENV))
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    numpy_loaded, seen = json.loads(p.stdout.strip().splitlines()[-1])
+    assert not numpy_loaded and seen == NUMERIC_ENV
+    env["OPENBLAS_NUM_THREADS"] = "1"   # a value the user set is kept (and reported by `check_numeric_path`)
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert json.loads(p.stdout.strip().splitlines()[-1])[1]["OPENBLAS_NUM_THREADS"] == "1"
+
+
 def test_the_user_cache_holds_the_default_build():
     from reasoning_integrity.models.nli import default_nli_path
     from reasoning_integrity.models.nli_train import NLI_SHA256

@@ -18,7 +18,8 @@ from ...core.registry import Registry
 # %% auto #0
 __all__ = ['SECTION_SCORERS', 'JUDGE_EXAMPLES', 'YES', 'NO', 'SectionScorer', 'items_of', 'RandomScorer', 'PositionScorer',
            'LengthScorer', 'judge_prompt', 'verdict_score', 'LLMJudgeScorer', 'NLIContradictionScorer', 'HFPRMScorer',
-           'delta_prm_rows', 'delta_prm_table', 'prm_samples', 'pb_prm_table', 'pb_prm_samples', 'pb_baselines']
+           'delta_prm_rows', 'delta_prm_table', 'prm_samples', 'pb_prm_table', 'pb_prm_samples', 'pb_baselines',
+           'pb_wide_samples', 'pb_long_samples']
 
 # %% ../../../nbs/54_section_scorers.ipynb #f8a07fda
 SECTION_SCORERS: Registry = Registry("section_scorer", "scorers of each section / step of a long chain (DeltaBench, ProcessBench)")
@@ -350,3 +351,29 @@ def pb_baselines(samples:Sequence,  # `PBSample`s
                          pred=int(rng.choice(labels[s.subset]))))
     out = pd.DataFrame(rows); out["pred"] = out["pred"].astype("Int64"); out["parser"] = "constant"
     return out
+
+# %% ../../../nbs/54_section_scorers.ipynb #b9c51ef3
+_PB_KEYS = ["id", "subset", "label", "step"]
+
+def pb_wide_samples(long:pd.DataFrame,  # `pb_prm_samples` rows of one or more scorers
+                   )->tuple[pd.DataFrame, pd.DataFrame]:
+    "(steps, thresholds): every step's score, one column per scorer; each scorer's thresholds per solution it scored."
+    names = list(dict.fromkeys(long.scorer))
+    if (clash := set(names) & set(_PB_KEYS)): raise ValueError(f"scorer names that are key columns: {sorted(clash)}")
+    steps = long[_PB_KEYS].drop_duplicates(ignore_index=True)
+    for name in names:
+        g = long.loc[long.scorer == name, _PB_KEYS + ["score"]].rename(columns={"score": name})
+        steps = steps.merge(g, on=_PB_KEYS, how="left", validate="one_to_one")
+    thr = long.drop_duplicates(["scorer", "id"])[["scorer", "id", "zscore_threshold", "fixed_threshold"]]
+    return steps, thr.reset_index(drop=True)
+
+def pb_long_samples(steps:pd.DataFrame,  # from `pb_wide_samples` (or the report's `prm_samples.csv`)
+                    thresholds:pd.DataFrame,  # from `pb_wide_samples` (or the report's `prm_thresholds.csv`)
+                   )->pd.DataFrame:
+    "`pb_prm_samples`' long rows again, scorer by scorer in `thresholds`' order, each solution's steps in order."
+    out = []
+    for name, t in thresholds.groupby("scorer", sort=False):
+        g = t[["id", "zscore_threshold", "fixed_threshold"]].merge(steps[_PB_KEYS + [name]], on="id", how="left")
+        out.append(g.rename(columns={name: "score"}).assign(scorer=name))
+    cols = ["scorer", *_PB_KEYS, "score", "zscore_threshold", "fixed_threshold"]
+    return pd.concat(out, ignore_index=True)[cols] if out else pd.DataFrame(columns=cols)
