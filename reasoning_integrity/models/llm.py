@@ -107,6 +107,9 @@ class Result(_JSONRecord):
     attempts: int = 0                 # tries made in this run (0 for cached results)
     prompt_logprobs: list[list]|None = None  # per prompt token: [token, logprob (None: unconditioned), character offset]
 
+    def __post_init__(self):   # one key order, whether the counts came live or from the cache's sorted JSON
+        if isinstance(self.usage, dict): self.usage = dict(sorted(self.usage.items()))
+
     @property
     def ok(self)->bool:
         "True unless the request failed."
